@@ -1,0 +1,39 @@
+# vxsynth: the two commands a newcomer needs are `make run` and `make test`.
+# Both install missing Debian packages first (scripts/install-deps), then build.
+
+BUILD ?= build
+JOBS ?= $(shell nproc)
+PY ?= /usr/bin/python3
+CMAKE_FLAGS ?=
+ifeq ($(CI),true)
+CMAKE_FLAGS += -DVXSYNTH_WERROR=ON
+endif
+VXSYNTH := $(BUILD)/vxsynth
+
+.PHONY: all deps build run test test-gpu bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) > $(BUILD).configure.log 2>&1 || (cat $(BUILD).configure.log; exit 1)
+	@cmake --build $(BUILD) -j $(JOBS)
+
+# The main job on the embedded default: see scripts/main-job.
+run: build
+	@scripts/main-job $(VXSYNTH)
+
+test: build
+	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE gpu
+	@scripts/python-tests $(PY)
+
+test-gpu: build
+	@ctest --test-dir $(BUILD) --output-on-failure -L gpu
+
+bench: build
+	@scripts/run-bench $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(BUILD).configure.log

@@ -1,0 +1,31 @@
+// JSON files with a "schema": "vxsynth.<kind>/<version>" field (see docs/file-formats.md).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace vxsynth {
+
+using Json = nlohmann::ordered_json;
+
+// Reads and parses a JSON file; InputError names the file and the parse position.
+Json read_json_file(const std::string& path);
+
+// Writes `j` pretty-printed (2 spaces) with a trailing newline, via a temporary file
+// renamed into place so a reader never sees half a file.
+void write_json_file(const std::string& path, const Json& j);
+
+// "vxsynth.<kind>/<version>" for this kind and version.
+std::string schema_id(const std::string& kind, int version);
+
+// Checks j["schema"] == "vxsynth.<kind>/<version>"; otherwise InputError naming the file,
+// what was found and what this build reads.
+void require_schema(const Json& j, const std::string& kind, int version, const std::string& file);
+
+// Typed access to a required field, with an InputError naming file and field.
+template <typename T>
+T get_field(const Json& j, const std::string& key, const std::string& file);
+
+}  // namespace vxsynth
+
+#include "common/json_io_inl.h"
