@@ -1,0 +1,57 @@
+// Functional counters, collected on every run (cheap enough to be always on).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "common/json_io.h"
+
+namespace vxsynth::vxsim {
+
+struct Config;
+
+// Instruction classes (the encoding table gives each instruction one).
+enum class OpClass : uint8_t {
+  kAlu,          // integer arithmetic, branches, jumps, lui/auipc
+  kFpu,          // F extension arithmetic, compares, conversions, moves
+  kLoad,         // lb..lw, flw
+  kStore,        // sb..sw, fsw
+  kAtomic,       // lr/sc/amo*
+  kSfu,          // CSR access, fence, ecall/ebreak, vote, shfl
+  kWarpControl,  // tmc, wspawn, split, join, bar, pred
+  kTensor,       // wmma (tensor unit; not executed yet)
+  kCount
+};
+inline constexpr size_t kNumOpClasses = static_cast<size_t>(OpClass::kCount);
+const char* op_class_name(OpClass c);  // "alu", "fpu", ...
+
+struct Counters {
+  uint64_t warp_instructions = 0;
+  uint64_t thread_instructions = 0;  // sum of active lanes over issued instructions
+  std::array<uint64_t, kNumOpClasses> warp_by_class{};
+  std::array<uint64_t, kNumOpClasses> thread_by_class{};
+  uint64_t global_bytes_read = 0;
+  uint64_t global_bytes_written = 0;
+  uint64_t local_bytes_read = 0;
+  uint64_t local_bytes_written = 0;
+  uint64_t global_memory_instructions = 0;  // warp memory instructions with >= 1 global lane
+  uint64_t global_lines_touched = 0;        // sum over those of distinct 64-byte lines
+  uint64_t local_memory_instructions = 0;
+  uint64_t barrier_waits = 0;      // warps suspended at a barrier (each arrival that waited)
+  uint64_t splits = 0;             // SPLIT executed
+  uint64_t divergent_splits = 0;   // SPLIT that pushed the IPDOM stack
+  uint64_t warps_spawned = 0;
+
+  // thread_instructions / (warp_instructions * threads per warp); 0 when nothing ran.
+  double active_lane_fraction(uint32_t threads_per_warp) const;
+  // global_lines_touched / global_memory_instructions (1.0 = perfectly coalesced
+  // for accesses up to 64 bytes per warp).
+  double lines_per_global_access() const;
+  Counters& operator+=(const Counters& o);
+};
+
+// {"schema": "vxsynth.vxsim-counters/1", "config": {...}, "total": {...}, "cores": [...]}.
+Json counters_to_json(const Counters& total, const std::vector<Counters>& per_core, const Config& config);
+
+}  // namespace vxsynth::vxsim
