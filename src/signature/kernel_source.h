@@ -1,0 +1,18 @@
+// Picks one kernel's signature from a file: a signature or reference JSON, or an ncu CSV.
+//   FILE.json              the only kernel of a signature file, or a reference's signature
+//   FILE.csv#id=N          the launch with ncu ID N
+//   FILE.csv#REGEX         the one launch whose kernel name matches REGEX (searched)
+// The #selector works for signature JSON files too. Zero or several matches is an InputError
+// that lists the candidates.
+#pragma once
+
+#include <string>
+
+#include "signature/derive.h"
+#include "signature/signature.h"
+
+namespace vxsynth::signature {
+
+KernelSignature load_kernel_signature(const std::string& spec, const DeriveOptions& options);
+
+}  // namespace vxsynth::signature

@@ -1,0 +1,87 @@
+#include "signature/metrics.h"
+
+namespace vxsynth::signature {
+
+namespace {
+using G = PressureGroup;
+using U = Unit;
+using K = DistanceKind;
+constexpr std::array<MetricInfo, kMetricCount> kTable{{
+    {MetricId::kL1HitRate, "l1_hit_rate", "L1 hit rate", G::kTrafficServed, U::kPercent, K::kPercent},
+    {MetricId::kL2HitRate, "l2_hit_rate", "L2 hit rate", G::kTrafficServed, U::kPercent, K::kPercent},
+    {MetricId::kCoalescing, "coalescing", "global-load coalescing", G::kTrafficServed, U::kPercent, K::kPercent},
+    {MetricId::kComputeThroughput, "compute_throughput", "achieved peak compute", G::kEngineCommit, U::kPercent,
+     K::kPercent},
+    {MetricId::kTensorUtilization, "tensor_utilization", "tensor-core utilization", G::kEngineCommit, U::kPercent,
+     K::kPercent},
+    {MetricId::kAtomicsPerInstruction, "atomics_per_instruction", "atomics per instruction", G::kEngineCommit,
+     U::kRatio, K::kAbsolute},
+    {MetricId::kArithmeticIntensity, "arithmetic_intensity", "arithmetic intensity", G::kWorkPerByte,
+     U::kFlopPerByte, K::kLogRatio},
+    {MetricId::kDramBandwidth, "dram_bandwidth", "DRAM bandwidth", G::kWorkPerByte, U::kBytePerSecond,
+     K::kLogRatio},
+    {MetricId::kActiveLaneFraction, "active_lane_fraction", "active-lane fraction", G::kMachineBusy, U::kFraction,
+     K::kAbsolute},
+    {MetricId::kOccupancy, "occupancy", "achieved occupancy", G::kMachineBusy, U::kPercent, K::kPercent},
+}};
+
+// The table is indexed by MetricId; keep the two in step.
+constexpr bool table_in_id_order() {
+  for (std::size_t i = 0; i < kTable.size(); ++i)
+    if (static_cast<std::size_t>(kTable[i].id) != i) return false;
+  return true;
+}
+static_assert(table_in_id_order(), "metric table rows must follow MetricId order");
+}  // namespace
+
+const std::array<MetricInfo, kMetricCount>& metric_table() { return kTable; }
+
+const MetricInfo& metric_info(MetricId id) { return kTable[index_of(id)]; }
+
+std::optional<MetricId> metric_from_key(std::string_view key) {
+  for (const auto& m : kTable)
+    if (m.key == key) return m.id;
+  return std::nullopt;
+}
+
+std::string_view group_key(PressureGroup g) {
+  switch (g) {
+    case G::kTrafficServed: return "traffic_served";
+    case G::kEngineCommit: return "engine_commit";
+    case G::kWorkPerByte: return "work_per_byte";
+    case G::kMachineBusy: return "machine_busy";
+  }
+  return "?";
+}
+
+std::string_view group_title(PressureGroup g) {
+  switch (g) {
+    case G::kTrafficServed: return "where traffic is served";
+    case G::kEngineCommit: return "engine and commit";
+    case G::kWorkPerByte: return "work per byte";
+    case G::kMachineBusy: return "machine busy";
+  }
+  return "?";
+}
+
+std::string_view unit_key(Unit u) {
+  switch (u) {
+    case U::kPercent: return "percent";
+    case U::kFraction: return "fraction";
+    case U::kFlopPerByte: return "flop_per_byte";
+    case U::kBytePerSecond: return "byte_per_second";
+    case U::kRatio: return "ratio";
+  }
+  return "?";
+}
+
+std::string_view distance_kind_key(DistanceKind k) {
+  switch (k) {
+    case K::kPercent: return "percent";
+    case K::kAbsolute: return "absolute";
+    case K::kLogRatio: return "log_ratio";
+  }
+  return "?";
+}
+
+}  // namespace vxsynth::signature
