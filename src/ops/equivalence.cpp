@@ -1,0 +1,211 @@
+#include "ops/equivalence.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "common/error.h"
+#include "ops/reference.h"
+
+namespace vxsynth::ops {
+
+std::string to_string(Check c) { return c == Check::source ? "source" : "candidate"; }
+
+bool parse_check(const std::string& s, Check& out) {
+  if (s == "source") { out = Check::source; return true; }
+  if (s == "candidate") { out = Check::candidate; return true; }
+  return false;
+}
+
+// The numbers below are derived in docs/tolerances.md; keep the two in step.
+ToleranceModel tolerance_model(PrecisionPath cuda_path, PrecisionPath vortex_path, Check check) {
+  const double u24 = std::ldexp(1.0, -24);
+  ToleranceModel m;
+  m.out_unit = unit_roundoff(storage_dtype(cuda_path));
+  switch (cuda_path) {
+    case PrecisionPath::fp32:
+      // SIMT FFMA on both sides, round to nearest: unbiased accumulation differences only. A
+      // Vortex kernel may use fmul+fadd (one more rounding per product): input_sigma covers it.
+      m.acc_unit = u24;
+      m.input_sigma = check == Check::candidate ? u24 : 0.0;
+      break;
+    case PrecisionPath::tf32:
+      // Each side reduces fp32 operands to 10 mantissa bits, by rounding or by truncation (or,
+      // on Vortex, by rounding to fp16): per factor the two differ by 0 or 1 tf32 ulp
+      // (<= 2^-10 relative), so per product rms <= 2^-10 and mean <= 2^-10.
+      m.input_sigma = std::ldexp(1.0, -10);
+      m.input_bias = std::ldexp(1.0, -10);
+      m.acc_unit = 2.0 * u24;  // tensor-core accumulation truncates (1 ulp = 2^-23)
+      m.acc_bias_block = 4.0;
+      (void)vortex_path;  // tf32 vs tf32 and tf32 vs fp16 share the bound (docs/tolerances.md)
+      break;
+    case PrecisionPath::bf16:
+    case PrecisionPath::fp16:
+      // Inputs are stored in the narrow type: both sides multiply the same values exactly.
+      m.acc_unit = 2.0 * u24;
+      m.acc_bias_block = 4.0;
+      break;
+  }
+  return m;
+}
+
+Tolerance tolerance_for(PrecisionPath cuda_path, PrecisionPath vortex_path, Check check, std::int64_t k) {
+  const ToleranceModel m = tolerance_model(cuda_path, vortex_path, check);
+  const double kd = static_cast<double>(std::max<std::int64_t>(k, 1));
+  // Generated inputs give sqrt(sum_k (a_k b_k)^2) ~ 1 and partial sums of rms <= 1.
+  const double input_term = m.input_sigma;
+  const double acc_term = m.acc_unit * std::sqrt(kd / 3.0);
+  const double acc_bias = m.acc_bias_block > 0 ? 0.5 * m.acc_unit * std::ceil(kd / m.acc_bias_block) : 0.0;
+  const double out_floor = storage_dtype(cuda_path) == DType::f16 ? std::ldexp(1.0, -24) : 0.0;
+  Tolerance t;
+  t.atol = kToleranceSigmas * std::sqrt(input_term * input_term + acc_term * acc_term) + acc_bias + out_floor;
+  t.rtol = 2.0 * m.out_unit + m.input_bias;
+  return t;
+}
+
+Tolerance tolerance_for(const OpSpec& spec, Check check) {
+  return tolerance_for(spec.precision, spec.vortex_precision, check, spec.reduction_length());
+}
+
+namespace {
+
+struct Accumulator {
+  EquivalenceReport r;
+  double worst_score = -1.0;
+
+  void add(std::int64_t index, float expected, std::uint32_t expected_bits, bool expected_poison, float actual,
+           bool actual_poison) {
+    (void)expected_bits;
+    ++r.count;
+    double score;
+    if (expected_poison || !std::isfinite(expected)) {
+      // Only an identical infinity on both sides passes; anything else means expected is broken.
+      if (std::isinf(expected) && actual == expected) {
+        ++r.inf_count;
+        return;
+      }
+      ++r.expected_nonfinite;
+      ++r.failed;
+      score = 3e300;
+    } else if (actual_poison) {
+      ++r.unwritten_count;
+      ++r.failed;
+      if (r.first_unwritten_index < 0) r.first_unwritten_index = index;
+      score = 2e300;
+    } else if (std::isnan(actual)) {
+      ++r.nan_count;
+      ++r.failed;
+      score = 1e300;
+    } else if (std::isinf(actual)) {
+      ++r.inf_count;
+      ++r.failed;
+      score = 1e300;
+    } else {
+      const double y = expected, d = std::fabs(static_cast<double>(actual) - y);
+      const double allowed = r.tolerance.atol + r.tolerance.rtol * std::fabs(y);
+      r.max_abs_error = std::max(r.max_abs_error, d);
+      if (y != 0.0) r.max_rel_error = std::max(r.max_rel_error, d / std::fabs(y));
+      if (d > allowed) ++r.failed;
+      score = allowed > 0 ? d / allowed : (d > 0 ? 1e299 : 0.0);
+    }
+    if (score > worst_score) {
+      worst_score = score;
+      r.worst_index = index;
+      r.worst_expected = expected;
+      r.worst_actual = actual;
+      r.worst_ratio = score;
+    }
+  }
+};
+
+}  // namespace
+
+EquivalenceReport compare_outputs(const Tensor& expected, const Tensor& actual, const Tolerance& tol, Check check) {
+  const std::string ename = expected.name().empty() ? "expected" : expected.name();
+  const std::string aname = actual.name().empty() ? "actual" : actual.name();
+  if (expected.dtype() != actual.dtype()) {
+    throw InputError(aname, "dtype", to_string(actual.dtype()) + " but " + ename + " is " + to_string(expected.dtype()));
+  }
+  if (expected.shape() != actual.shape()) {
+    throw InputError(aname, "shape", shape_to_string(actual.shape()) + " but " + ename + " is " +
+                                         shape_to_string(expected.shape()));
+  }
+  Accumulator acc;
+  acc.r.check = check;
+  acc.r.tolerance = tol;
+  for (std::int64_t i = 0; i < expected.numel(); ++i) {
+    acc.add(i, expected.get(i), expected.bits(i), expected.is_poison(i), actual.get(i), actual.is_poison(i));
+  }
+  if (acc.r.worst_index >= 0) acc.r.worst_coords = unravel_index(expected.shape(), acc.r.worst_index);
+  return acc.r;
+}
+
+EquivalenceReport compare_selected(const std::vector<float>& expected, const Tensor& actual,
+                                   const std::vector<std::int64_t>& indices, const Tolerance& tol, Check check) {
+  if (expected.size() != indices.size()) {
+    throw InputError("compare_selected: " + std::to_string(expected.size()) + " expected values for " +
+                     std::to_string(indices.size()) + " indices");
+  }
+  Accumulator acc;
+  acc.r.check = check;
+  acc.r.tolerance = tol;
+  for (std::size_t s = 0; s < indices.size(); ++s) {
+    const std::int64_t i = indices[s];
+    if (i < 0 || i >= actual.numel()) throw InputError("compare_selected: index " + std::to_string(i) + " out of range");
+    acc.add(i, expected[s], 0, false, actual.get(i), actual.is_poison(i));
+  }
+  if (acc.r.worst_index >= 0) acc.r.worst_coords = unravel_index(actual.shape(), acc.r.worst_index);
+  return acc.r;
+}
+
+std::string EquivalenceReport::text() const {
+  char buf[512];
+  std::string s;
+  std::snprintf(buf, sizeof buf, "check %s: %s\n", to_string(check).c_str(), passed() ? "PASS" : "FAIL");
+  s += buf;
+  std::snprintf(buf, sizeof buf, "  tolerance      |d| <= atol + rtol*|y|, atol = %.3e, rtol = %.3e\n", tolerance.atol,
+                tolerance.rtol);
+  s += buf;
+  std::snprintf(buf, sizeof buf, "  elements       %lld compared, %lld failed\n", static_cast<long long>(count),
+                static_cast<long long>(failed));
+  s += buf;
+  std::snprintf(buf, sizeof buf, "  max abs error  %.6e\n  max rel error  %.6e\n", max_abs_error, max_rel_error);
+  s += buf;
+  if (worst_index >= 0) {
+    std::snprintf(buf, sizeof buf, "  worst element  #%lld %s: expected %.9g, actual %.9g (%.3g x allowed)\n",
+                  static_cast<long long>(worst_index), shape_to_string(worst_coords).c_str(), worst_expected,
+                  worst_actual, worst_ratio > 1e298 ? INFINITY : worst_ratio);
+    s += buf;
+  }
+  std::snprintf(buf, sizeof buf, "  non-finite     %lld NaN, %lld Inf in actual; %lld non-finite in expected\n",
+                static_cast<long long>(nan_count), static_cast<long long>(inf_count),
+                static_cast<long long>(expected_nonfinite));
+  s += buf;
+  std::snprintf(buf, sizeof buf, "  unwritten      %lld (still poison)%s\n", static_cast<long long>(unwritten_count),
+                first_unwritten_index >= 0 ? (", first at #" + std::to_string(first_unwritten_index)).c_str() : "");
+  s += buf;
+  return s;
+}
+
+Json EquivalenceReport::to_json() const {
+  Json j;
+  j["schema"] = schema_id("check", 1);
+  j["check"] = to_string(check);
+  j["passed"] = passed();
+  j["atol"] = tolerance.atol;
+  j["rtol"] = tolerance.rtol;
+  j["count"] = count;
+  j["failed"] = failed;
+  j["max_abs_error"] = max_abs_error;
+  j["max_rel_error"] = max_rel_error;
+  j["worst_index"] = worst_index;
+  j["worst_coords"] = worst_coords;
+  j["worst_expected"] = worst_expected;
+  j["worst_actual"] = worst_actual;
+  j["nan"] = nan_count;
+  j["inf"] = inf_count;
+  j["unwritten"] = unwritten_count;
+  j["expected_nonfinite"] = expected_nonfinite;
+  return j;
+}
+
+}  // namespace vxsynth::ops

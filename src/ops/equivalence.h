@@ -1,0 +1,79 @@
+// Equivalence checks between two outputs of the same op (docs/tolerances.md).
+//
+// An element passes when it is finite and |actual - expected| <= atol + rtol * |expected|.
+// NaN never passes; an element still holding the poison bits is reported as unwritten; an
+// infinity passes only when expected holds the same infinity (it is still counted).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/json_io.h"
+#include "ops/op_spec.h"
+#include "ops/tensor.h"
+
+namespace vxsynth::ops {
+
+// source    : CUDA candidate vs the vendor operator (cuBLAS/cuDNN), both on `precision`, or the
+//             CPU reference vs either of them.
+// candidate : CUDA candidate (`precision`) vs Vortex candidate (`vortex_precision`).
+enum class Check { source, candidate };
+std::string to_string(Check c);
+bool parse_check(const std::string& s, Check& out);
+
+struct Tolerance {
+  double atol = 0.0;
+  double rtol = 0.0;
+};
+
+// The error model behind one row of the tolerance table (docs/tolerances.md derives each value).
+struct ToleranceModel {
+  double input_sigma = 0.0;  // std of the relative mismatch of one product between the sides
+  double input_bias = 0.0;   // bound on its mean (a relative error on y -> rtol)
+  double acc_unit = 0.0;     // unit roundoff of the accumulator (2^-24 RN, 2^-23 truncating)
+  double acc_bias_block = 0.0;  // k per truncating block-add (tensor cores), 0 when unbiased
+  double out_unit = 0.0;     // unit roundoff of the output type
+};
+
+// Confidence factor of the statistical terms: 6 sigma keeps the expected number of false
+// failures below 0.03 at the largest output of the suite (13.4 M elements).
+inline constexpr double kToleranceSigmas = 6.0;
+
+ToleranceModel tolerance_model(PrecisionPath cuda_path, PrecisionPath vortex_path, Check check);
+// (atol, rtol) for accumulation length K, with inputs from generate_inputs().
+Tolerance tolerance_for(PrecisionPath cuda_path, PrecisionPath vortex_path, Check check,
+                        std::int64_t k);
+Tolerance tolerance_for(const OpSpec& spec, Check check);
+
+struct EquivalenceReport {
+  Check check = Check::source;
+  Tolerance tolerance;
+  std::int64_t count = 0;          // elements compared
+  std::int64_t failed = 0;         // elements that did not pass (includes the three below)
+  std::int64_t nan_count = 0;      // NaN in actual that is not poison
+  std::int64_t inf_count = 0;      // +-Inf in actual
+  std::int64_t unwritten_count = 0;  // poison bits in actual
+  std::int64_t expected_nonfinite = 0;  // NaN/Inf/poison in expected (expected is broken)
+  double max_abs_error = 0.0;      // over finite pairs
+  double max_rel_error = 0.0;      // |d| / |expected| over finite pairs with expected != 0
+  std::int64_t worst_index = -1;   // largest |d| / (atol + rtol |y|); non-finite/unwritten first
+  Shape worst_coords;
+  double worst_expected = 0.0, worst_actual = 0.0, worst_ratio = 0.0;
+  std::int64_t first_unwritten_index = -1;
+  bool passed() const { return failed == 0 && expected_nonfinite == 0 && count > 0; }
+
+  std::string text() const;  // multi-line human report
+  Json to_json() const;
+};
+
+// InputError when dtypes or shapes differ (file names come from Tensor::name()).
+EquivalenceReport compare_outputs(const Tensor& expected, const Tensor& actual,
+                                  const Tolerance& tol, Check check = Check::source);
+
+// Same, on selected flat indices only (sampled checks at full-size shapes); expected[i] is the
+// expected value of element indices[i], actual is the full output.
+EquivalenceReport compare_selected(const std::vector<float>& expected, const Tensor& actual,
+                                   const std::vector<std::int64_t>& indices, const Tolerance& tol,
+                                   Check check = Check::source);
+
+}  // namespace vxsynth::ops
