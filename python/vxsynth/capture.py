@@ -104,7 +104,7 @@ def platform_info(torch) -> dict:
         "cuda": torch.version.cuda,
         "torch": torch.__version__,
         "cudnn": torch.backends.cudnn.version(),
-        "tf32": {"cuda_matmul": torch.backends.cuda.matmul.allow_tf32, "cudnn": torch.backends.cudnn.allow_tf32},
+        "tf32": dict(zip(("cudnn_conv", "cuda_matmul"), opcontext.tf32_flags())),
         "unmeasurable": reference.unmeasurable_for(pid),
     }
 

@@ -90,14 +90,24 @@ def gemm_view(call, kind) -> dict | None:
     return None
 
 
+def tf32_flags() -> tuple[bool, bool]:
+    """(cuDNN conv TF32, cuBLAS matmul TF32) as this process has them; PyTorch's defaults if the
+    flags cannot be read (torch 2.9+ warns about the legacy flags and can refuse mixed use)."""
+    try:
+        return bool(torch.backends.cudnn.allow_tf32), bool(torch.backends.cuda.matmul.allow_tf32)
+    except RuntimeError:
+        return True, False
+
+
 def math_mode(kind, dtypes) -> str:
     """The arithmetic PyTorch's defaults select for fp32 (ncu-profiling.md section 5): cuDNN
     convolutions run TF32, cuBLAS matmuls run IEEE fp32."""
     if dtypes and all(d == "float32" for d in dtypes[:2]):
+        conv_tf32, matmul_tf32 = tf32_flags()
         if kind.startswith("conv"):
-            return "tf32" if torch.backends.cudnn.allow_tf32 else "fp32"
+            return "tf32" if conv_tf32 else "fp32"
         if kind in ("linear", "matmul", "batched_matmul"):
-            return "tf32" if torch.backends.cuda.matmul.allow_tf32 else "fp32"
+            return "tf32" if matmul_tf32 else "fp32"
         return "fp32"
     return dtypes[0] if dtypes else "unknown"
 
