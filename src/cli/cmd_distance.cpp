@@ -56,7 +56,7 @@ const CommandRegistrar reg(
           }
           j["values"] = values;
           j["distance"] = report.to_json();
-          std::cout << j.dump(2) << "\n";
+          std::cout << dump_json(j) << "\n";
           return kExitOk;
         }
         std::cout << signature::format_distance(cand, o->candidate, ref, o->reference, report, cfg);

@@ -52,7 +52,7 @@ const CommandRegistrar reg(
         if (kernels.empty()) throw InputError(o->profile, "--kernel", "no kernel name matches '" + o->kernel + "'");
         if (o->json) {
           signature::SignatureFile file{o->profile, std::move(kernels)};
-          std::cout << file.to_json().dump(2) << "\n";
+          std::cout << dump_json(file.to_json()) << "\n";
           return kExitOk;
         }
         std::cout << "profile: " << o->profile << " (" << kernels.size() << " kernel launch"

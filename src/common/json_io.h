@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 namespace vxsynth {
 
@@ -14,6 +15,12 @@ Json read_json_file(const std::string& path);
 // Writes `j` pretty-printed (2 spaces) with a trailing newline, via a temporary file
 // renamed into place so a reader never sees half a file.
 void write_json_file(const std::string& path, const Json& j);
+
+// j.dump(indent) that never throws on text that is not UTF-8 (invalid bytes become U+FFFD).
+std::string dump_json(const Json& j, int indent = 2);
+
+// True when `s` is well-formed UTF-8.
+bool is_valid_utf8(std::string_view s);
 
 // "vxsynth.<kind>/<version>" for this kind and version.
 std::string schema_id(const std::string& kind, int version);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/json_io.h"
 
 namespace vxsynth::signature {
 
@@ -136,6 +137,9 @@ NcuTable NcuTable::parse(const std::string& text, const std::string& source) {
   t.source_ = source;
   if (text.empty()) throw InputError(source, "", "empty file: expected ncu --csv --page raw output");
   const auto lines = split_lines(text);
+  for (const auto& [n, l] : lines)
+    if (!is_valid_utf8(l))
+      throw InputError(source, "line " + std::to_string(n), "is not valid UTF-8 text (a binary or corrupted file?)");
 
   std::size_t k = 0;
   for (; k < lines.size(); ++k) {

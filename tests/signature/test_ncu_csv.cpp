@@ -98,6 +98,8 @@ TEST(NcuTable, MalformedInputGivesClearErrors) {
   expect_input_error("\"ID\",\"Kernel Name\"\n\"\",\"\"\n", "no kernel rows");
   // A data row whose ID is not a number.
   expect_input_error("\"ID\",\"Kernel Name\"\n\"\",\"\"\n\"zero\",\"k\"\n", "column 'ID'");
+  // Bytes that are not UTF-8 (found by the fuzzer: they broke JSON output).
+  expect_input_error("\"ID\",\"Kernel Name\"\n\"\",\"\"\n\"0\",\"k\xb3\"\n", "not valid UTF-8");
   // An unterminated quote.
   expect_input_error("\"ID\",\"Kernel Name\"\n\"0\",\"k\n", "unterminated quoted field");
 }
