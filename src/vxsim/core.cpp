@@ -1,0 +1,285 @@
+// Core state outside the hot path: reset, CSRs, barriers, WSPAWN, IO and checked memory,
+// the decoded-instruction cache.
+#include "vxsim/core.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+
+#include "vxsim/simulator.h"
+
+namespace vxsynth::vxsim {
+
+namespace {
+std::string hex(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+// CSR addresses (vortex-isa.md §2.1).
+enum : uint32_t {
+  kCsrFflags = 0x001, kCsrFrm = 0x002, kCsrFcsr = 0x003,
+  kCsrMscratch = 0x340,
+  kCsrThreadId = 0xCC0, kCsrWarpId = 0xCC1, kCsrCoreId = 0xCC2, kCsrActiveWarps = 0xCC3, kCsrActiveThreads = 0xCC4,
+  kCsrNumThreads = 0xFC0, kCsrNumWarps = 0xFC1, kCsrNumCores = 0xFC2, kCsrLocalMemBase = 0xFC3,
+  kCsrMvendorid = 0xF11, kCsrMarchid = 0xF12, kCsrMimpid = 0xF13, kCsrMhartid = 0xF14,
+  kCsrMcycle = 0xB00, kCsrMinstret = 0xB02, kCsrMcycleH = 0xB80, kCsrMinstretH = 0xB82,
+  kCsrCycle = 0xC00, kCsrInstret = 0xC02, kCsrCycleH = 0xC80, kCsrInstretH = 0xC82,
+};
+
+bool reads_as_zero(uint32_t csr) {
+  switch (csr) {
+    case 0x300: case 0x301: case 0x302: case 0x303: case 0x304: case 0x305:  // mstatus..mtvec
+    case 0x341: case 0x342: case 0x744: case 0x3A0: case 0x3B0: case 0x180:  // mepc, mcause, mnstatus, pmp, satp
+    case kCsrMvendorid: case kCsrMarchid: case kCsrMimpid:
+      return true;
+    default:
+      // MPM counters 3..31 (low and high halves): functional mode has no timing events.
+      return (csr >= 0xB03 && csr <= 0xB1F) || (csr >= 0xB83 && csr <= 0xB9F);
+  }
+}
+}  // namespace
+
+// ---- DecodeCache ----
+DecodeCache::DecodeCache() {
+  pages_ = static_cast<Decoded**>(std::calloc(Memory::kNumPages, sizeof(Decoded*)));
+  if (!pages_) throw std::bad_alloc();
+}
+DecodeCache::~DecodeCache() {
+  clear();
+  std::free(pages_);
+}
+Decoded* DecodeCache::make_page(uint32_t page) {
+  auto* p = new Decoded[kPageInsns];
+  for (uint32_t i = 0; i < kPageInsns; ++i) p[i].exec = &exec_decode;
+  pages_[page] = p;
+  live_.push_back(page);
+  return p;
+}
+void DecodeCache::invalidate(uint32_t addr, uint64_t size) {
+  if (size == 0) return;
+  const uint64_t first = addr >> Memory::kPageBits, last = (addr + size - 1) >> Memory::kPageBits;
+  for (size_t i = 0; i < live_.size();) {
+    if (live_[i] >= first && live_[i] <= last) {
+      delete[] pages_[live_[i]];
+      pages_[live_[i]] = nullptr;
+      live_[i] = live_.back();
+      live_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+}
+void DecodeCache::clear() {
+  for (uint32_t p : live_) {
+    delete[] pages_[p];
+    pages_[p] = nullptr;
+  }
+  live_.clear();
+}
+
+// ---- Core ----
+Core::Core(Simulator& s, Memory& m, DecodeCache& dc, uint8_t* io_block, uint32_t core_id)
+    : sim(s),
+      mem(m),
+      dcache(dc),
+      io(io_block),
+      id(core_id),
+      nt(s.config().threads),
+      nw(s.config().warps),
+      full_mask(nt == 32 ? 0xffffffffu : (1u << nt) - 1),
+      warps(nw),
+      barriers(s.config().num_barriers()),
+      lmem(s.config().local_mem_size),
+      lmem_size(s.config().local_mem_size) {}
+
+void Core::reset(uint32_t startup_pc, uint32_t startup_arg) {
+  for (uint32_t i = 0; i < nw; ++i) {
+    std::memset(static_cast<void*>(&warps[i]), 0, sizeof(Warp));
+    warps[i].id = i;
+  }
+  warps[0].pc = startup_pc;
+  warps[0].tmask = 1;
+  active_warps = 1;
+  std::fill(barriers.begin(), barriers.end(), 0u);
+  global_barrier_warps = 0;
+  global_barrier_id = global_barrier_count = 0;
+  global_barrier_reported = false;
+  mscratch = startup_arg;
+  std::fill(lmem.begin(), lmem.end(), uint8_t{0});
+  ctr = Counters{};
+  yield = false;
+}
+
+bool Core::any_runnable() const {
+  for (const Warp& w : warps) {
+    if (w.tmask != 0 && w.wait == WarpWait::kNone) return true;
+  }
+  return false;
+}
+
+bool Core::resolve_spawns() {
+  for (Warp& w : warps) {
+    if (w.wait != WarpWait::kSpawn || active_warps != (1u << w.id)) continue;
+    for (uint32_t i = 0; i < w.spawn_count; ++i) {
+      if (i == w.id) continue;
+      Warp& s = warps[i];
+      s.pc = w.spawn_pc;
+      s.tmask = 1;
+      s.wait = WarpWait::kNone;
+      s.ipdom_size = 0;
+      s.lr_valid = 0;
+      active_warps |= 1u << i;
+      ++ctr.warps_spawned;
+    }
+    w.wait = WarpWait::kNone;
+    return true;
+  }
+  return false;
+}
+
+void Core::trap(FaultKind kind, std::string message) { throw Trap{kind, std::move(message), {}, {}, {}, {}}; }
+
+void Core::misaligned(uint32_t addr, uint32_t lane, uint32_t size, const char* what) {
+  throw Trap{FaultKind::kMisalignedAccess,
+             std::string("misaligned ") + what + " of " + std::to_string(size) + " bytes at " + hex(addr), addr, lane, {}, {}};
+}
+
+void Core::local_out_of_range(uint32_t addr, uint32_t lane) {
+  throw Trap{FaultKind::kUnmappedAccess,
+             "access beyond local memory: [" + hex(kLocalMemBaseAddr) + ", " + hex(kLocalMemBaseAddr + lmem_size) +
+                 ") is mapped (local_mem_size " + std::to_string(lmem_size) + ")",
+             addr, lane, {}, {}};
+}
+
+void Core::load_slow(uint32_t addr, uint32_t lane, void* dst, uint32_t size) {
+  if (addr < kUserBaseAddr) {
+    if (addr >= kIoBaseAddr && addr < kIoBaseAddr + kIoConsoleSize) {
+      throw Trap{FaultKind::kConsoleMisuse, "load from the IO console (it accepts byte stores only)", addr, lane, {}, {}};
+    }
+    if (addr >= kIoMpmAddr && addr + size <= kIoMpmAddr + kIoMpmCoreStride * sim.config().cores) {
+      std::memcpy(dst, io + addr, size);
+      return;
+    }
+    throw Trap{FaultKind::kUnmappedAccess, "load from an unmapped address (null page / IO hole below 0x10000)", addr, lane, {}, {}};
+  }
+  if (!mem.kernel_load(addr, dst, size)) {
+    throw Trap{FaultKind::kAclViolation, "load from a host buffer the kernel may not read (ACL)", addr, lane, {}, {}};
+  }
+}
+
+void Core::store_slow(uint32_t addr, uint32_t lane, const void* src, uint32_t size) {
+  if (addr < kUserBaseAddr) {
+    if (addr >= kIoBaseAddr && addr < kIoBaseAddr + kIoConsoleSize) {
+      if (size != 1) {
+        throw Trap{FaultKind::kConsoleMisuse,
+                   "console store of " + std::to_string(size) + " bytes (only byte stores are allowed)", addr, lane, {}, {}};
+      }
+      sim.console_put(addr - kIoBaseAddr, *static_cast<const uint8_t*>(src));
+      return;
+    }
+    if (addr >= kIoMpmAddr && addr + size <= kIoMpmAddr + kIoMpmCoreStride * sim.config().cores) {
+      std::memcpy(io + addr, src, size);
+      return;
+    }
+    throw Trap{FaultKind::kUnmappedAccess, "store to an unmapped address (null page / IO hole below 0x10000)", addr, lane, {}, {}};
+  }
+  if (!mem.kernel_store(addr, src, size)) {
+    throw Trap{FaultKind::kAclViolation, "store into a host buffer the kernel may not write (read-only ACL)", addr, lane, {}, {}};
+  }
+}
+
+uint32_t Core::read_csr(const Warp& w, uint32_t lane, uint32_t csr) {
+  switch (csr) {
+    case kCsrFflags: return w.fflags;
+    case kCsrFrm: return w.frm;
+    case kCsrFcsr: return (w.frm << 5) | w.fflags;
+    case kCsrMscratch: return mscratch;
+    case kCsrThreadId: return lane;
+    case kCsrWarpId: return w.id;
+    case kCsrCoreId: return id;
+    case kCsrActiveWarps: return active_warps;
+    case kCsrActiveThreads: return w.tmask;
+    case kCsrNumThreads: return nt;
+    case kCsrNumWarps: return nw;
+    case kCsrNumCores: return sim.config().cores;
+    case kCsrLocalMemBase: return kLocalMemBaseAddr;
+    case kCsrMhartid: return hart_id(w, lane);
+    // Functional mode has no clock: mcycle counts this core's issued warp-instructions.
+    case kCsrMcycle: case kCsrCycle: return static_cast<uint32_t>(ctr.warp_instructions);
+    case kCsrMcycleH: case kCsrCycleH: return static_cast<uint32_t>(ctr.warp_instructions >> 32);
+    // Vortex 2.x: minstret counts thread-instructions.
+    case kCsrMinstret: case kCsrInstret: return static_cast<uint32_t>(ctr.thread_instructions);
+    case kCsrMinstretH: case kCsrInstretH: return static_cast<uint32_t>(ctr.thread_instructions >> 32);
+    default:
+      if (reads_as_zero(csr)) return 0;
+      trap(FaultKind::kInvalidCsr, "read of unknown CSR " + hex(csr));
+  }
+}
+
+void Core::write_csr(Warp& w, uint32_t csr, uint32_t value) {
+  switch (csr) {
+    case kCsrFflags: w.fflags = value & 0x1f; return;
+    case kCsrFrm: w.frm = value & 7; return;
+    case kCsrFcsr: w.fflags = value & 0x1f; w.frm = (value >> 5) & 7; return;
+    case kCsrMscratch: mscratch = value; return;
+    default:
+      break;
+  }
+  if ((csr >> 10) == 3) trap(FaultKind::kInvalidCsr, "write to read-only CSR " + hex(csr));
+  // Writable machine CSRs without an effect here (mstatus, mtvec, satp, counters, ...).
+  if (reads_as_zero(csr) || (csr >= 0xB00 && csr <= 0xB9F)) return;
+  trap(FaultKind::kInvalidCsr, "write to unknown CSR " + hex(csr));
+}
+
+void Core::exit_warp(Warp& w) {
+  w.tmask = 0;
+  w.wait = WarpWait::kNone;
+  active_warps &= ~(1u << w.id);
+  yield = true;
+}
+
+void Core::arrive_barrier(Warp& w, uint32_t bar_id, uint32_t count) {
+  const bool global = bar_id & 0x80000000u;
+  const uint32_t index = bar_id & 0x7fffffffu;
+  if (index >= barriers.size()) {
+    trap(FaultKind::kBarrierOutOfRange, "barrier id " + std::to_string(index) + " out of range (this config has " +
+                                            std::to_string(barriers.size()) + " barriers = max(1, warps/2))");
+  }
+  yield = true;
+  ++ctr.barrier_waits;
+  if (global) {
+    if (global_barrier_warps != 0 && (global_barrier_id != index || global_barrier_count != count)) {
+      trap(FaultKind::kBarrierOutOfRange, "global barrier " + std::to_string(index) + " used while global barrier " +
+                                              std::to_string(global_barrier_id) + " is pending on this core");
+    }
+    global_barrier_id = index;
+    global_barrier_count = count;
+    global_barrier_warps |= 1u << w.id;
+    w.wait = WarpWait::kGlobalBarrier;
+    return;
+  }
+  uint32_t& arrived = barriers[index];
+  arrived |= 1u << w.id;
+  if (static_cast<uint32_t>(std::popcount(arrived)) >= count) {
+    for (uint32_t m = arrived; m != 0; m &= m - 1) warps[std::countr_zero(m)].wait = WarpWait::kNone;
+    arrived = 0;
+    --ctr.barrier_waits;  // the last arrival does not wait
+    return;
+  }
+  w.wait = WarpWait::kBarrier;
+}
+
+void Core::release_global_barrier() {
+  for (uint32_t m = global_barrier_warps; m != 0; m &= m - 1) warps[std::countr_zero(m)].wait = WarpWait::kNone;
+  global_barrier_warps = 0;
+  global_barrier_reported = false;
+}
+
+void Core::stop_all() {
+  *stop_requested = true;
+  yield = true;
+}
+
+}  // namespace vxsynth::vxsim

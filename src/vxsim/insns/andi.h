@@ -1,0 +1,4 @@
+// andi (I)
+#pragma once
+
+LANE(andi) { WRITE_RD(RS1 & UIMM); }

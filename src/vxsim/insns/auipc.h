@@ -1,0 +1,4 @@
+// auipc (I)
+#pragma once
+
+LANE(auipc) { WRITE_RD(PC + UIMM); }

@@ -1,0 +1,4 @@
+// beq (I)
+#pragma once
+
+BRANCH(beq) { return RS1 == RS2; }

@@ -1,0 +1,4 @@
+// bge (I)
+#pragma once
+
+BRANCH(bge) { return SRS1 >= SRS2; }

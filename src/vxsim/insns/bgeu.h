@@ -1,0 +1,4 @@
+// bgeu (I)
+#pragma once
+
+BRANCH(bgeu) { return RS1 >= RS2; }

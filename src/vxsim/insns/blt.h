@@ -1,0 +1,4 @@
+// blt (I)
+#pragma once
+
+BRANCH(blt) { return SRS1 < SRS2; }

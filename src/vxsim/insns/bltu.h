@@ -1,0 +1,4 @@
+// bltu (I)
+#pragma once
+
+BRANCH(bltu) { return RS1 < RS2; }

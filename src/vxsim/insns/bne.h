@@ -1,0 +1,4 @@
+// bne (I)
+#pragma once
+
+BRANCH(bne) { return RS1 != RS2; }

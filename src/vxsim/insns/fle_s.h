@@ -1,0 +1,5 @@
+// fle.s (F)
+#pragma once
+
+// Signalling compare: NV for any NaN.
+LANE(fle_s) { WRITE_RD(fp_compare(w, FRS1_BITS, FRS2_BITS, FpCompare::kLe)); }

@@ -1,0 +1,4 @@
+// fmul.s (F)
+#pragma once
+
+LANE(fmul_s) { WRITE_FRD_BITS(FP_ARITH(FRS1 * FRS2, double(FRS1) * double(FRS2))); }

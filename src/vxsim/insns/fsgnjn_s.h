@@ -1,0 +1,4 @@
+// fsgnjn.s (F)
+#pragma once
+
+LANE(fsgnjn_s) { WRITE_FRD_BITS((FRS1_BITS & 0x7fffffffu) | (~FRS2_BITS & 0x80000000u)); }

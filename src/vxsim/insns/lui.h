@@ -1,0 +1,4 @@
+// lui (I)
+#pragma once
+
+LANE(lui) { WRITE_RD(IMM); }

@@ -1,0 +1,4 @@
+// sb (I)
+#pragma once
+
+LANE(sb) { STORE(uint8_t, RS1 + UIMM, RS2); }

@@ -1,0 +1,4 @@
+// slli (I)
+#pragma once
+
+LANE(slli) { WRITE_RD(RS1 << IMM); }

@@ -1,0 +1,4 @@
+// slti (I)
+#pragma once
+
+LANE(slti) { WRITE_RD(SRS1 < IMM ? 1 : 0); }

@@ -1,0 +1,4 @@
+// sra (I)
+#pragma once
+
+LANE(sra) { WRITE_RD(SRS1 >> (RS2 & 31)); }

@@ -1,0 +1,4 @@
+// srl (I)
+#pragma once
+
+LANE(srl) { WRITE_RD(RS1 >> (RS2 & 31)); }

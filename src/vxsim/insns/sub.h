@@ -1,0 +1,4 @@
+// sub (I)
+#pragma once
+
+LANE(sub) { WRITE_RD(RS1 - RS2); }

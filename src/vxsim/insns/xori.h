@@ -1,0 +1,4 @@
+// xori (I)
+#pragma once
+
+LANE(xori) { WRITE_RD(RS1 ^ UIMM); }
