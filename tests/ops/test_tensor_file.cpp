@@ -1,0 +1,132 @@
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "common/error.h"
+#include "ops/inputs.h"
+#include "ops/tensor_file.h"
+
+using namespace vxsynth;
+using namespace vxsynth::ops;
+
+namespace {
+
+std::string temp_path(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / "vxsynth_ops_tensor";
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void spit(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+void expect_error(const std::string& path, const char* field_fragment) {
+  try {
+    read_tensor_file(path);
+    FAIL() << "read " << path << " without error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(field_fragment), std::string::npos) << e.what();
+    EXPECT_EQ(e.file(), path);
+  }
+}
+
+}  // namespace
+
+TEST(TensorFile, RoundTripEveryDtypeBitExact) {
+  for (DType t : {DType::f32, DType::bf16, DType::f16}) {
+    Tensor x(t, {3, 5, 7}, "x");
+    x.set_seed(42);
+    SplitMix64 rng(9);
+    for (std::int64_t i = 0; i < x.numel(); ++i) x.set_bits(i, static_cast<std::uint32_t>(rng.next()));
+    x.set_bits(1, poison_bits(t));
+    const std::string path = temp_path("rt_" + to_string(t) + ".tensor");
+    write_tensor_file(path, x);
+    const Tensor y = read_tensor_file(path);
+    EXPECT_EQ(y.dtype(), t);
+    EXPECT_EQ(y.shape(), x.shape());
+    EXPECT_EQ(y.name(), "x");
+    ASSERT_TRUE(y.seed().has_value());
+    EXPECT_EQ(*y.seed(), 42u);
+    for (std::int64_t i = 0; i < x.numel(); ++i) ASSERT_EQ(y.bits(i), x.bits(i)) << i;
+    EXPECT_TRUE(y.is_poison(1));
+    EXPECT_TRUE(std::isnan(y.get(1)));
+    // Data starts at a 64-byte boundary, right after the header.
+    const std::string bytes = slurp(path);
+    EXPECT_EQ(bytes.substr(0, 8), "VXTENSOR");
+    EXPECT_EQ((bytes.size() - x.byte_size()) % 64, 0u);
+  }
+}
+
+TEST(TensorFile, PoisonedOutputSurvivesAndIsDistinctFromComputedNaN) {
+  const OpSpec s = make_linear("l", PrecisionPath::bf16, 4, 6, 8);
+  Tensor y = make_poisoned_output(s);
+  y.set(3, std::nanf(""));  // a computed NaN is not poison
+  y.set(4, 1.5f);
+  const std::string path = temp_path("poison.tensor");
+  write_tensor_file(path, y);
+  const Tensor r = read_tensor_file(path);
+  EXPECT_TRUE(r.is_poison(0));
+  EXPECT_FALSE(r.is_poison(3));
+  EXPECT_TRUE(std::isnan(r.get(3)));
+  EXPECT_FALSE(r.is_poison(4));
+  // Poison patterns are quiet NaNs that standard conversions do not produce.
+  EXPECT_NE(fp32_to_bf16_bits(std::nanf("")), kPoisonBF16);
+  EXPECT_NE(fp32_to_fp16_bits(std::nanf("")), kPoisonF16);
+  EXPECT_TRUE(std::isnan(std::bit_cast<float>(kPoisonF32)));
+  EXPECT_TRUE(kPoisonF32 & 0x00400000u);  // quiet bit: copies through FPU registers keep it
+}
+
+TEST(TensorFile, EmptyAndScalarShapes) {
+  for (const Shape& shape : {Shape{}, Shape{0, 3}}) {
+    Tensor x(DType::f16, shape, "s");
+    if (x.numel()) x.set(0, 2.0f);
+    const std::string path = temp_path("shape.tensor");
+    write_tensor_file(path, x);
+    const Tensor y = read_tensor_file(path);
+    EXPECT_EQ(y.shape(), shape);
+    EXPECT_EQ(y.numel(), x.numel());
+  }
+}
+
+TEST(TensorFile, BadFilesGiveClearErrors) {
+  Tensor x(DType::f32, {2, 2}, "x");
+  const std::string good = temp_path("good.tensor");
+  write_tensor_file(good, x);
+  const std::string bytes = slurp(good);
+
+  const std::string bad = temp_path("bad.tensor");
+  spit(bad, "NOTATENSOR-------");
+  expect_error(bad, "magic");
+  spit(bad, bytes.substr(0, bytes.size() - 3));
+  expect_error(bad, "data");
+  spit(bad, bytes + "xx");
+  expect_error(bad, "trailing");
+  spit(bad, bytes.substr(0, 20));
+  expect_error(bad, "header");
+
+  std::string wrong_dtype = bytes;
+  wrong_dtype.replace(wrong_dtype.find("float32"), 7, "float64");
+  spit(bad, wrong_dtype);
+  expect_error(bad, "float64");
+
+  std::string wrong_schema = bytes;
+  wrong_schema.replace(wrong_schema.find("tensor/1"), 8, "tensor/9");
+  spit(bad, wrong_schema);
+  expect_error(bad, "tensor/9");
+
+  std::string neg = bytes;
+  neg.replace(neg.find("[2,2]"), 5, "[2,-2]");
+  spit(bad, neg);
+  expect_error(bad, "shape");
+
+  expect_error(temp_path("missing.tensor"), "cannot open");
+}
