@@ -14,6 +14,7 @@ struct SignatureOptions {
   std::string profile;
   std::string kernel;
   std::string unmeasurable;
+  std::string problem;
   bool json = false;
   bool partial = false;
   bool metrics_list = false;
@@ -31,6 +32,9 @@ const CommandRegistrar reg(
       sub.add_option("--unmeasurable", o->unmeasurable,
                      "metric ids the platform cannot measure, e.g. arithmetic_intensity,dram_bandwidth on Jetson; "
                      "recorded as unmeasured");
+      sub.add_option("--problem", o->problem,
+                     "the operator's GEMM shape M,N[,BATCH], to check the tile read from the kernel name against "
+                     "the grid");
       sub.add_flag("--partial", o->partial,
                    "record a metric whose counters are missing as unmeasured instead of failing");
       sub.add_flag("--metrics-list", o->metrics_list,
@@ -47,6 +51,7 @@ const CommandRegistrar reg(
         signature::DeriveOptions options;
         options.unmeasurable = signature::parse_metric_ids(o->unmeasurable, "--unmeasurable");
         options.partial = o->partial;
+        if (!o->problem.empty()) options.problem = signature::parse_problem(o->problem, "--problem");
         const auto table = signature::NcuTable::read_file(o->profile);
         auto kernels = signature::derive_signatures(table, options, o->kernel);
         if (kernels.empty()) throw InputError(o->profile, "--kernel", "no kernel name matches '" + o->kernel + "'");

@@ -301,6 +301,18 @@ std::set<MetricId> parse_metric_ids(const std::string& csv, const std::string& w
   return out;
 }
 
+MeasuredEvidence::Problem parse_problem(const std::string& text, const std::string& what) {
+  std::smatch m;
+  if (!std::regex_match(text, m, std::regex(R"(\s*(\d+)\s*,\s*(\d+)\s*(?:,\s*(\d+)\s*)?)")))
+    throw InputError("", what, "expected M,N or M,N,BATCH (positive integers), found '" + text + "'");
+  MeasuredEvidence::Problem p;
+  p.m = std::stoll(m[1]);
+  p.n = std::stoll(m[2]);
+  p.batch = m[3].matched ? std::stoll(m[3]) : 1;
+  if (p.m <= 0 || p.n <= 0 || p.batch <= 0) throw InputError("", what, "M, N and BATCH must be positive");
+  return p;
+}
+
 KernelSignature derive_signature(const NcuTable& table, const NcuRow& row, const DeriveOptions& options) {
   const RowCounters rc(table, row);
   KernelSignature k;
@@ -361,6 +373,7 @@ KernelSignature derive_signature(const NcuTable& table, const NcuRow& row, const
 
   // Kernel-name reading, checked against geometry and counters.
   MeasuredEvidence ev;
+  ev.problem = options.problem;
   if (k.launch) {
     ev.block_size = k.launch->block_size;
     ev.grid_size = k.launch->grid_size;

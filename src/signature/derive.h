@@ -2,6 +2,7 @@
 // an H200). Also the exact --metrics list the project asks ncu for: one source of truth.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -32,7 +33,13 @@ struct DeriveOptions {
   // Record a metric whose counters are missing as unmeasured (with the reason) instead of
   // failing. Off by default: a missing counter is an error naming it.
   bool partial = false;
+  // GEMM view of the operator (M, N, batch) when known, so the tile read from a kernel name can
+  // be checked against the grid.
+  std::optional<MeasuredEvidence::Problem> problem;
 };
+
+// Parses "M,N" or "M,N,BATCH" (positive integers); InputError otherwise.
+MeasuredEvidence::Problem parse_problem(const std::string& text, const std::string& what);
 
 // Parses "a,b,c" metric ids; InputError naming an unknown id.
 std::set<MetricId> parse_metric_ids(const std::string& csv, const std::string& what);

@@ -60,6 +60,16 @@ TEST(CliSignature, MissingCountersExitTwoAndNameThem) {
   EXPECT_NE(r.out.find("smsp__sass_inst_executed_op_global_ld.sum"), std::string::npos) << r.out;
 }
 
+TEST(CliSignature, ProblemShapeChecksTheTile) {
+  // fp32 bmm (8, 816, 816) @ (8, 816, 256) ran as 208 blocks of 64x128 tiles.
+  auto r = run("signature " + kFp32 + " --partial --kernel 64x128 --problem 816,256,8");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("tile=64x128x8 [inferred, agrees]"), std::string::npos) << r.out;
+  r = run("signature " + kFp32 + " --partial --kernel 64x128 --problem 4096,4096");
+  EXPECT_NE(r.out.find("tile=unknown(read 64x128x8)"), std::string::npos) << r.out;
+  EXPECT_EQ(run("signature " + kFp32 + " --partial --problem 12").code, 2);
+}
+
 TEST(CliSignature, MetricsList) {
   const auto r = run("signature --metrics-list");
   ASSERT_EQ(r.code, 0);
