@@ -132,6 +132,7 @@ def select_targets(hot, launches, calls, top):
         call = calls[rep.op_call]
         op = opcontext.context(call, rep.op_chain, rep.op)
         op["modules"] = sorted({calls[k.op_call]["module"] for k in h.launches if k.op_call is not None})
+        op["kernel_role"] = opcontext.kernel_role(h.name, op["kind"])
         instance = next(i for i, k in enumerate(h.launches) if k is rep)
         targets.append({
             "rank": h.rank, "op_call": rep.op_call, "position": position,
@@ -141,7 +142,8 @@ def select_targets(hot, launches, calls, top):
             "profiled_instance": {"call": instance + 1, "of_calls": h.calls, "op_call": rep.op_call,
                                   "kernel_in_op": position + 1, "kernels_in_op": len(window),
                                   "duration_ns_torch_profiler": rep.dur_ns,
-                                  "chosen_as": "duration closest to the median of this kernel's calls"},
+                                  "chosen_as": "duration closest to the median of the launch configuration "
+                                               "(grid, block) holding most of this kernel's GPU time"},
         })
     return [{"op_call": c, "kernels": ks} for c, ks in sorted(windows.items())], targets
 
@@ -188,6 +190,8 @@ def stage_profile(args, out: Path) -> dict:
         "windows": windows,
         "targets": targets,
     }
+    with gzip.open(out / "calls.json.gz", "wt") as f:  # the tracked ATen calls, for offline re-analysis
+        json.dump(tracker.calls, f)
     write_json(out / f"{args.workload}.kernels.json", {"schema": "vxsynth.kernel-table/1",
                                                       "workload": args.workload,
                                                       "total_kernel_ns": total_ns,
@@ -249,7 +253,7 @@ def run_signature(vxsynth: str, csv_path: Path, unmeasurable: list[str]) -> tupl
     return json.loads(proc.stdout), False
 
 
-def stage_finalize(out: Path, suite: Path, vxsynth: str, ncu: str | None) -> list[Path]:
+def stage_finalize(out: Path, suite: Path, vxsynth: str, ncu: str | None, quiet: bool = False) -> list[Path]:
     with open(out / "context.json") as f:
         ctx = json.load(f)
     platform = dict(ctx["platform"])
@@ -276,8 +280,10 @@ def stage_finalize(out: Path, suite: Path, vxsynth: str, ncu: str | None) -> lis
         written.append(pdir / name / "reference.json")
         names.append(name)
         missing = [mid for mid in reference.METRIC_IDS if sig["metrics"].get(mid) is None]
-        log(f"{name}: share {t['hot']['share']:.3f}, measured {10 - len(missing)}/10"
-            + (f" (unmeasured: {', '.join(missing)})" if missing else ""))
+        if not quiet:
+            log(f"{name}: share {t['hot']['share']:.3f}, measured {10 - len(missing)}/10, ncu {sig['duration_ns']:.0f} ns "
+                f"vs torch {t['profiled_instance']['duration_ns_torch_profiler']:.0f} ns"
+                + (f" (unmeasured: {', '.join(missing)})" if missing else ""))
     with open(out / f"{ctx['workload']['name']}.kernels.json") as f:
         table = json.load(f)
     coverage = {
@@ -343,7 +349,7 @@ def main(argv=None):
     for t in ctx["targets"]:
         h = t["hot"]
         log(f"#{h['rank']} {h['share']:.3f} (cum {h['cumulative_share']:.3f}) x{h['calls']} "
-            f"{t['op']['kind']} {h['kernel'][:90]}")
+            f"{t['op']['kind']}/{t['op']['kernel_role']} {h['kernel'][:90]}")
     if args.skip_ncu:
         return 0
     stage_ncu(args, out, vxsynth)
@@ -354,7 +360,7 @@ def main(argv=None):
     ctx["capture_seconds"].update({"finalize": round(time.monotonic() - t2, 1),
                                    "total": round(time.monotonic() - t0, 1)})
     write_json(out / "context.json", ctx)
-    stage_finalize(out, suite, vxsynth, args.ncu)  # again, so coverage.json carries the total time
+    stage_finalize(out, suite, vxsynth, args.ncu, quiet=True)  # again, so coverage.json carries the total time
     for p in written:
         print(p)
     return 0

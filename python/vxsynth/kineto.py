@@ -229,10 +229,25 @@ class HotKernel:
     def calls(self) -> int:
         return len(self.launches)
 
+    def launch_configs(self) -> list[dict]:
+        """The identity's launches grouped by (grid, block), most GPU time first. One identity can
+        hold different launches: cuDNN's nchwToNhwc runs on a convolution's input *and* on its
+        weight, with the same name, op and op shapes but very different grids and costs."""
+        groups: dict = {}
+        for k in self.launches:
+            groups.setdefault((tuple(k.grid), tuple(k.block)), []).append(k)
+        out = [{"grid": list(g), "block": list(b), "calls": len(ks), "gpu_time_ns": sum(k.dur_ns for k in ks),
+                "launches": ks} for (g, b), ks in groups.items()]
+        out.sort(key=lambda c: -c["gpu_time_ns"])
+        return out
+
     def representative(self) -> KernelLaunch:
-        """The instance whose duration is closest to the median (earliest on ties)."""
-        med = statistics.median(k.dur_ns for k in self.launches)
-        return min(self.launches, key=lambda k: abs(k.dur_ns - med))
+        """The instance to profile: within the launch configuration that holds most of this
+        identity's GPU time, the one whose duration is closest to that configuration's median
+        (earliest on ties)."""
+        dominant = self.launch_configs()[0]["launches"]
+        med = statistics.median(k.dur_ns for k in dominant)
+        return min(dominant, key=lambda k: abs(k.dur_ns - med))
 
     def summary(self) -> dict:
         durs = [k.dur_ns for k in self.launches]
@@ -242,6 +257,8 @@ class HotKernel:
             "mean_ns": round(self.total_ns / self.calls, 3), "median_ns": round(statistics.median(durs), 3),
             "min_ns": min(durs), "max_ns": max(durs),
             "share": self.share, "cumulative_share": self.cumulative_share,
+            "launch_configs": [{"grid": c["grid"], "block": c["block"], "calls": c["calls"],
+                                "gpu_time_ns": round(c["gpu_time_ns"], 3)} for c in self.launch_configs()],
         }
 
 

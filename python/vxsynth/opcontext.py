@@ -112,6 +112,19 @@ def math_mode(kind, dtypes) -> str:
     return dtypes[0] if dtypes else "unknown"
 
 
+def kernel_role(kernel_name: str, kind: str) -> str:
+    """What the kernel does for its operator: the operator's arithmetic ("compute"), or a
+    layout change a library inserts around it ("layout_transform", e.g. cuDNN's nchwToNhwc on the
+    input or the weight), or a separate reduction/epilogue pass ("split_k_reduction")."""
+    name = kernel_name.lower()
+    if any(t in name for t in ("nchwtonhwc", "nhwctonchw", "transpose", "layout")):
+        return "layout_transform"
+    gemm_like = kind in ("linear", "matmul", "batched_matmul") or kind.startswith("conv")
+    if gemm_like and "splitk" in name.replace("_", "") and "reduce" in name:
+        return "split_k_reduction"
+    return "compute"
+
+
 def context(call, op_chain, trace_op) -> dict:
     """The reference "op" object for a tracked call (may be None for kernels outside any op)."""
     if call is None:
