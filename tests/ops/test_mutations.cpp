@@ -1,1 +1,311 @@
+// The tolerances at the suite's real shapes (docs/tolerances.md, "Validation"):
+//  - correct results pass: the CPU reference, a vendor-like kernel (tensor-core accumulation that
+//    truncates, tf32 by truncation; split-K SIMT for fp32), a candidate (sequential FMA, tf32 by
+//    rounding) and the Vortex candidate (fp16 inputs for tf32), in every pairing a check makes;
+//  - plausible bugs fail: a transposed operand, an off-by-one in K, one wrong element, bf16
+//    accumulation, a missing bias, a dropped boundary row (left poisoned, or zeroed).
+// Full-size inputs are generated; outputs are evaluated on a sample (1,500 random elements plus up
+// to 512 of the last output row), because emulating several kernels on every element of
+// 816 x 16384 x 2048 would take minutes. The table printed here is quoted in the docs.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "emulate.h"
+#include "ops/equivalence.h"
+#include "ops/inputs.h"
+#include "ops/reference.h"
+
+using namespace vxsynth;
+using namespace vxsynth::ops;
+using emulate::Accumulation;
+
+namespace {
+
+struct RealShape {
+  OpSpec spec;
+};
+
+std::vector<OpSpec> real_shapes() {
+  const auto first = ConvLayout::channels_first, last = ConvLayout::channels_last;
+  return {
+      make_linear("pi0.gemma2b.gate_proj", PrecisionPath::bf16, 816, 16384, 2048),
+      make_linear("pi0.gemma2b.down_proj", PrecisionPath::bf16, 816, 2048, 16384),
+      make_linear("pi0.siglip.fc1+bias+gelu_tanh", PrecisionPath::bf16, 256, 4304, 1152, true, Activation::gelu_tanh),
+      make_matmul("pi0.gemma2b.attn.qk (8 q heads, 1 kv head)", PrecisionPath::bf16, {8}, {1}, 816, 816, 256, false,
+                  true),
+      make_linear("pi0.gate_proj as fp16", PrecisionPath::fp16, 816, 16384, 2048),
+      make_conv("act.layer4.0.conv2", PrecisionPath::tf32, 1, 512, 512, {15, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1,
+                false, first),
+      make_conv("act.layer1.0.conv1 NHWC", PrecisionPath::tf32, 1, 64, 64, {120, 160}, {3, 3}, {1, 1}, {1, 1}, {1, 1},
+                1, false, last),
+      make_conv("act.conv1 stem 7x7/2", PrecisionPath::tf32, 1, 3, 64, {480, 640}, {7, 7}, {2, 2}, {3, 3}, {1, 1}, 1,
+                false, first),
+      make_conv("act.img_feat_proj 1x1+bias", PrecisionPath::tf32, 1, 512, 512, {15, 20}, {1, 1}, {1, 1}, {0, 0},
+                {1, 1}, 1, true, first),
+      make_linear("act.enc.ffn.linear2+bias", PrecisionPath::fp32, 302, 512, 3200, true),
+      make_matmul("act.enc.attn.qk", PrecisionPath::fp32, {8}, {8}, 302, 302, 64, false, true),
+      make_linear("act.enc.ffn.linear1 as tf32", PrecisionPath::tf32, 302, 3200, 512, true, Activation::relu),
+      make_conv("dp.up0.res0.conv1+bias", PrecisionPath::fp32, 1, 4096, 1024, {4}, {5}, {1}, {2}, {1}, 1, true, first),
+      make_conv("dp.down0.downsample k3/s2", PrecisionPath::fp32, 1, 512, 512, {16}, {3}, {2}, {1}, {1}, 1, true,
+                first),
+  };
+}
+
+// Elements in the last output row of the GEMM view: linear row M-1, the last batch's row M-1 of a
+// matmul, the last output row (oh = Ho-1, or the last position of a conv1d) of the last image.
+bool in_boundary_row(const OpSpec& s, const Shape& idx, const Shape& shape) {
+  switch (s.kind) {
+    case OpKind::linear: return idx[0] == shape[0] - 1;
+    case OpKind::matmul: {
+      for (std::size_t i = 0; i + 2 < idx.size(); ++i)
+        if (idx[i] != shape[i] - 1) return false;
+      return idx[idx.size() - 2] == shape[shape.size() - 2] - 1;
+    }
+    case OpKind::conv1d:
+    case OpKind::conv2d: {
+      const bool last = s.conv.layout == ConvLayout::channels_last;
+      const std::size_t row_dim = last ? 1 : 2;  // oh for conv2d, the position for conv1d
+      return idx[0] == shape[0] - 1 && idx[row_dim] == shape[row_dim] - 1;
+    }
+  }
+  return false;
+}
+
+struct Sampled {
+  std::vector<std::int64_t> index;
+  std::vector<char> boundary;
+  std::vector<ElementTerms> rn, vx, raw;
+  std::vector<std::int64_t> column;  // output feature / channel of each element
+};
+
+Sampled sample(const OpSpec& spec, const std::vector<Tensor>& inputs, std::uint64_t seed) {
+  const Shape shape = spec.output().shape;
+  const std::int64_t numel = shape_numel(shape);
+  Sampled s;
+  SplitMix64 rng(seed);
+  std::vector<std::int64_t> boundary_all;
+  // The boundary row: enumerate candidates cheaply by walking a stride of the flat index space.
+  for (std::int64_t i = numel - 1; i >= 0 && boundary_all.size() < 200000; --i) {
+    if (in_boundary_row(spec, unravel_index(shape, i), shape)) boundary_all.push_back(i);
+    if (spec.kind == OpKind::linear && i < numel - shape[1]) break;
+    if (spec.kind == OpKind::matmul && i < numel - shape.back() * 1) break;
+  }
+  const std::size_t take = std::min<std::size_t>(512, boundary_all.size());
+  for (std::size_t t = 0; t < take; ++t) s.index.push_back(boundary_all[t * boundary_all.size() / take]);
+  for (int t = 0; t < 1500; ++t) s.index.push_back(static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(numel)));
+  std::sort(s.index.begin(), s.index.end());
+  s.index.erase(std::unique(s.index.begin(), s.index.end()), s.index.end());
+
+  OpSpec raw_spec = spec;  // same f32 storage, no tf32 rounding: the operands as stored
+  if (spec.precision == PrecisionPath::tf32) raw_spec.precision = raw_spec.vortex_precision = PrecisionPath::fp32;
+  for (std::int64_t i : s.index) {
+    const Shape idx = unravel_index(shape, i);
+    s.boundary.push_back(in_boundary_row(spec, idx, shape) ? 1 : 0);
+    s.rn.push_back(reference_terms(spec, inputs, i, Side::cuda));
+    s.vx.push_back(reference_terms(spec, inputs, i, Side::vortex));
+    s.raw.push_back(reference_terms(raw_spec, inputs, i, Side::cuda));
+    s.column.push_back(spec.kind == OpKind::conv1d || spec.kind == OpKind::conv2d
+                           ? (spec.conv.layout == ConvLayout::channels_last ? idx.back() : idx[1])
+                           : idx.back());
+  }
+  return s;
+}
+
+struct Outcome {
+  std::string what;
+  EquivalenceReport report;
+};
+
+}  // namespace
+
+TEST(Tolerances, RealShapesPassCorrectAndFailMutations) {
+  std::printf("%-44s %-9s %-28s %12s %10s\n", "shape (path, K)", "check", "actual vs expected", "failed", "worst/allowed");
+  std::map<std::string, int> caught, tried;
+  for (const OpSpec& spec : real_shapes()) {
+    SCOPED_TRACE(spec.name);
+    const auto inputs = generate_inputs(spec, 2026);
+    const Sampled s = sample(spec, inputs, 99);
+    const DType out = spec.output().dtype;
+    const Activation act = spec.activation();
+    const std::size_t K = static_cast<std::size_t>(spec.reduction_length());
+    const bool tc = spec.precision != PrecisionPath::fp32;  // tensor-core path
+    const std::size_t n = s.index.size();
+
+    auto values = [&](auto&& element) {
+      std::vector<float> v(n);
+      for (std::size_t e = 0; e < n; ++e) v[e] = element(e);
+      return v;
+    };
+    auto tf32_trunc = [](std::vector<float> x) {
+      for (float& f : x) f = round_to_tf32(f, Tf32Rounding::truncate);
+      return x;
+    };
+    const std::vector<float> ref = values([&](std::size_t e) {
+      double acc = 0;
+      for (std::size_t k = 0; k < K; ++k) acc += static_cast<double>(s.rn[e].a[k]) * s.rn[e].b[k];
+      return round_fp64_to(out, apply_activation(act, acc + s.rn[e].bias));
+    });
+    // Vendor-like: tensor cores with truncating accumulation and truncated tf32 operands; SIMT
+    // split-K for fp32.
+    const std::vector<float> vendor = values([&](std::size_t e) {
+      const auto& t = s.raw[e];
+      const float acc = tc ? (spec.precision == PrecisionPath::tf32
+                                  ? emulate::accumulate(tf32_trunc(t.a), tf32_trunc(t.b), K, Accumulation::tensor_core)
+                                  : emulate::accumulate(t.a, t.b, K, Accumulation::tensor_core))
+                           : emulate::accumulate(t.a, t.b, K, Accumulation::fp32_split4);
+      return emulate::epilogue(acc, static_cast<float>(t.bias), act, out);
+    });
+    auto candidate_with = [&](const std::vector<ElementTerms>& terms, std::size_t k_end, Accumulation mode,
+                              bool with_bias) {
+      return values([&](std::size_t e) {
+        const float acc = emulate::accumulate(terms[e].a, terms[e].b, k_end, mode);
+        return emulate::epilogue(acc, with_bias ? static_cast<float>(terms[e].bias) : 0.0f, act, out);
+      });
+    };
+    const auto candidate = candidate_with(s.rn, K, Accumulation::fp32_sequential, true);
+    const auto vortex = candidate_with(s.vx, K, Accumulation::fp32_sequential, true);
+
+    Tensor actual(out, spec.output().shape, "actual");
+    auto check = [&](const std::vector<float>& expected, const std::vector<float>& got, Check c,
+                     const std::vector<char>* unwritten = nullptr, bool zero_fill = false) {
+      actual.fill_poison();
+      for (std::size_t e = 0; e < n; ++e) {
+        if (unwritten && (*unwritten)[e]) {
+          if (zero_fill) actual.set(s.index[e], 0.0f);
+          continue;
+        }
+        actual.set(s.index[e], got[e]);
+      }
+      return compare_selected(expected, actual, s.index, tolerance_for(spec, c), c);
+    };
+    auto print = [&](const std::string& what, Check c, const EquivalenceReport& r) {
+      char label[128];
+      std::snprintf(label, sizeof label, "%s (%s/%s, K=%zu)", spec.name.substr(0, 30).c_str(),
+                    to_string(spec.precision).c_str(), to_string(spec.vortex_precision).c_str(), K);
+      std::printf("%-44s %-9s %-28s %6lld/%-5lld %10.3g\n", label, to_string(c).c_str(), what.c_str(),
+                  static_cast<long long>(r.failed), static_cast<long long>(r.count),
+                  r.worst_ratio > 1e298 ? INFINITY : r.worst_ratio);
+    };
+
+    // ---- correct results pass
+    const std::pair<const char*, std::pair<const std::vector<float>*, const std::vector<float>*>> good_source[] = {
+        {"vendor vs reference", {&ref, &vendor}},
+        {"candidate vs reference", {&ref, &candidate}},
+        {"candidate vs vendor", {&vendor, &candidate}},
+    };
+    for (const auto& [what, pair] : good_source) {
+      const auto r = check(*pair.first, *pair.second, Check::source);
+      print(what, Check::source, r);
+      EXPECT_TRUE(r.passed()) << what << "\n" << r.text();
+    }
+    const std::pair<const char*, std::pair<const std::vector<float>*, const std::vector<float>*>> good_cand[] = {
+        {"vortex vs candidate", {&candidate, &vortex}},
+        {"vortex vs tensor-core cand.", {&vendor, &vortex}},
+    };
+    for (const auto& [what, pair] : good_cand) {
+      const auto r = check(*pair.first, *pair.second, Check::candidate);
+      print(what, Check::candidate, r);
+      EXPECT_TRUE(r.passed()) << what << "\n" << r.text();
+    }
+
+    // ---- mutations fail. Source: mutated candidate vs vendor. Candidate: mutated Vortex vs CUDA.
+    for (Check c : {Check::source, Check::candidate}) {
+      const auto& base_terms = c == Check::source ? s.rn : s.vx;
+      const auto& expected = c == Check::source ? vendor : candidate;
+      const auto& good = c == Check::source ? candidate : vortex;
+      std::vector<std::pair<std::string, EquivalenceReport>> results;
+
+      results.emplace_back("off-by-one in K", check(expected, candidate_with(base_terms, K - 1,
+                                                                               Accumulation::fp32_sequential, true), c));
+      results.emplace_back("bf16 accumulation",
+                           check(expected, candidate_with(base_terms, K, Accumulation::bf16_sequential, true), c));
+      if (spec.has_bias()) {
+        results.emplace_back("missing bias",
+                             check(expected, candidate_with(base_terms, K, Accumulation::fp32_sequential, false), c));
+      }
+      {
+        // one element takes the value of another sampled element (a stale or misplaced write)
+        std::vector<float> wrong = good;
+        std::size_t victim = n / 2, donor = 0;
+        for (std::size_t e = 0; e < n; ++e) {
+          if (std::fabs(good[e] - good[victim]) > 0.25f) { donor = e; break; }
+        }
+        wrong[victim] = good[donor];
+        const auto r = check(expected, wrong, c);
+        EXPECT_EQ(r.failed, 1) << "one wrong element";
+        results.emplace_back("one wrong element", r);
+      }
+      results.emplace_back("dropped boundary row (poison)", check(expected, good, c, &s.boundary));
+      EXPECT_GT(results.back().second.unwritten_count, 0);
+      results.emplace_back("dropped boundary row (zero)", check(expected, good, c, &s.boundary, true));
+      if (spec.kind != OpKind::matmul && (spec.spatial_dims() == 0 || spec.conv.groups == 1)) {
+        // The weight read as its transpose: [N][K] storage indexed as [K][N].
+        const Tensor& w = inputs[1];
+        const std::int64_t N = w.shape()[0];
+        const PrecisionPath p = c == Check::source ? spec.precision : spec.vortex_precision;
+        std::vector<ElementTerms> transposed = base_terms;
+        for (std::size_t e = 0; e < n; ++e) {
+          for (std::size_t k = 0; k < K; ++k) {
+            transposed[e].b[k] = round_compute_input(w.get(static_cast<std::int64_t>(k) * N + s.column[e]), p);
+          }
+        }
+        results.emplace_back("transposed operand",
+                             check(expected, candidate_with(transposed, K, Accumulation::fp32_sequential, true), c));
+      }
+      for (const auto& [what, r] : results) {
+        print(what, c, r);
+        ++tried[what + " / " + to_string(c)];
+        if (!r.passed()) ++caught[what + " / " + to_string(c)];
+        EXPECT_FALSE(r.passed()) << what << " not caught by the " << to_string(c) << " check\n" << r.text();
+      }
+    }
+  }
+  std::printf("\nmutation / check: caught on how many of the real shapes\n");
+  for (const auto& [what, count] : tried) std::printf("  %-44s %d/%d\n", what.c_str(), caught[what], count);
+}
+
+// Near-zero outputs: mirrored halves cancel exactly, so the exact result is (nearly) zero while a
+// correct fp32 accumulation leaves a residue of a few fp32 ulps of the partial sums. rtol alone
+// rejects these correct bf16 results; the K-dependent atol accepts them.
+TEST(Tolerances, NearZeroOutputsNeedTheAbsoluteTerm) {
+  const std::int64_t K = 2048, N = 64;
+  const OpSpec spec = make_linear("near-zero", PrecisionPath::bf16, 1, N, K);
+  auto inputs = generate_inputs(spec, 3);
+  Tensor& x = inputs[0];
+  Tensor& w = inputs[1];
+  for (std::int64_t k = K / 2; k < K; ++k) x.set_bits(k, x.bits(k - K / 2));
+  for (std::int64_t n = 0; n < N; ++n) {
+    for (std::int64_t k = K / 2; k < K; ++k) w.set_bits(n * K + k, w.bits(n * K + k - K / 2) ^ 0x8000u);
+    // a tiny asymmetry so that the exact result is not exactly zero in every column
+    if (n % 2) w.set(n * K + K - 1, w.get(n * K + K - 1) * (1.0f + std::ldexp(1.0f, -7)));
+  }
+  const Tensor ref = compute_reference(spec, inputs);
+  Tensor cand(DType::bf16, {1, N}, "candidate");
+  Tensor tc(DType::bf16, {1, N}, "tensor-core");
+  int differ = 0;
+  for (std::int64_t n = 0; n < N; ++n) {
+    const ElementTerms t = reference_terms(spec, inputs, n);
+    cand.set(n, emulate::epilogue(emulate::accumulate(t.a, t.b, K, Accumulation::fp32_sequential), 0, Activation::none,
+                                  DType::bf16));
+    tc.set(n, emulate::epilogue(emulate::accumulate(t.a, t.b, K, Accumulation::tensor_core), 0, Activation::none,
+                                DType::bf16));
+    differ += cand.get(n) != ref.get(n);
+    EXPECT_LT(std::fabs(ref.get(n)), 1e-2);
+  }
+  ASSERT_GT(differ, N / 4) << "the construction must produce near-zero results that differ";
+  const Tolerance full = tolerance_for(spec, Check::source);
+  const Tolerance rtol_only{0.0, full.rtol};
+  for (const Tensor* actual : {&cand, &tc}) {
+    const auto with_atol = compare_outputs(ref, *actual, full);
+    EXPECT_TRUE(with_atol.passed()) << with_atol.text();
+    const auto without = compare_outputs(ref, *actual, rtol_only);
+    EXPECT_FALSE(without.passed());
+    EXPECT_GT(without.failed, N / 8) << without.text();
+    std::printf("near-zero, %s: max |d| %.3g, with atol %lld failed, rtol only %lld/%lld failed\n",
+                actual->name().c_str(), with_atol.max_abs_error, static_cast<long long>(with_atol.failed),
+                static_cast<long long>(without.failed), static_cast<long long>(without.count));
+  }
+}
