@@ -1,0 +1,116 @@
+// The device behind a vx_device_h: one Simulator, a buffer allocator over its global memory
+// with the host-side access flags, an asynchronous launch, and the performance totals.
+// vortex_api.cpp wraps it in the Vortex 2.x C API; tests and tools may use it directly.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "vxsim/simulator.h"
+
+namespace vxsynth::vxsim::host {
+
+class Device;
+
+// A range of device memory owned by the host program (vx_buffer_h points at one).
+struct Buffer {
+  Device* device = nullptr;
+  uint32_t address = 0;
+  uint64_t size = 0;
+  int flags = 0;                       // VX_MEM_* as given
+  std::optional<uint32_t> entry;       // kernel buffers: the start PC
+};
+
+// How console lines of kernels reach the host program's stdout.
+enum class ConsoleMode { kSlotPrefix = 0, kPlain = 1, kSilent = 2 };
+
+// Region vx_mem_alloc hands out: above the IO block, below the kernel image.
+inline constexpr uint32_t kHeapBegin = kUserBaseAddr;
+inline constexpr uint32_t kHeapEnd = kStartupAddr;
+inline constexpr uint32_t kAllocAlignment = kCacheLineSize;
+
+// The shape vx_dev_open uses: the process-wide setting (vxsim_set_device_config) if any,
+// else the defaults overridden by VXSIM_CORES / VXSIM_WARPS / VXSIM_THREADS /
+// VXSIM_LOCAL_MEM / VXSIM_MAX_INSTRS. InputError names the variable and what it expects.
+Config device_config_from_environment();
+void set_process_device_config(const std::optional<Config>& config);
+Config current_device_config();
+
+class Device {
+ public:
+  explicit Device(const Config& config);
+  ~Device();  // waits for a launch in flight
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  Simulator& simulator() { return sim_; }
+  const Config& config() const { return sim_.config(); }
+
+  // Memory. Errors are InputError (bad arguments) or WorkError (out of memory, overlap).
+  Buffer* allocate(uint64_t size, int flags);
+  Buffer* reserve(uint64_t address, uint64_t size, int flags);
+  void free(Buffer* buffer);
+  void set_access(Buffer* buffer, uint64_t offset, uint64_t size, int flags);
+  void copy_to(Buffer* buffer, const void* host, uint64_t offset, uint64_t size);
+  void copy_from(void* host, Buffer* buffer, uint64_t offset, uint64_t size);
+  uint64_t heap_used() const;
+  uint64_t heap_free() const;
+
+  // Kernels: a .vxbin or ELF image placed at its link address (vortex-isa.md §3.3).
+  Buffer* upload_kernel(std::span<const uint8_t> bytes, const std::string& name);
+
+  // Launch: sets the STARTUP DCRs and runs on a worker thread. wait() returns true when the
+  // launch has ended within timeout_ms; the outcome is then in last_outcome().
+  void start(Buffer* kernel, Buffer* arguments);
+  bool wait(uint64_t timeout_ms);
+  bool busy() const;
+
+  struct Outcome {
+    bool faulted = false;
+    std::string error;       // the fault report or other failure text
+    int32_t exit_code = 0;
+  };
+  const Outcome& last_outcome() const { return outcome_; }
+
+  // Totals over all launches since open.
+  const Counters& total_counters() const { return total_; }
+  const std::vector<Counters>& core_counters() const { return per_core_; }
+  uint64_t launches() const { return launches_; }
+  void dump_perf(std::FILE* stream) const;
+
+  void set_console_mode(ConsoleMode mode) { console_mode_ = mode; }
+  const std::string& console_text() const { return console_text_; }
+
+  bool owns(const Buffer* buffer) const;
+
+ private:
+  Buffer* insert(uint32_t address, uint64_t size, int flags);
+  void require_idle(const char* what) const;
+  void check_range(const Buffer* buffer, uint64_t offset, uint64_t size, const char* what) const;
+  void run_launch();
+
+  Simulator sim_;
+  std::map<uint32_t, std::unique_ptr<Buffer>> buffers_;  // by address
+  ConsoleMode console_mode_ = ConsoleMode::kSlotPrefix;
+  std::string console_text_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable done_cv_;
+  std::thread worker_;
+  bool running_ = false;
+  Outcome outcome_;
+  Counters total_;
+  std::vector<Counters> per_core_;
+  uint64_t launches_ = 0;
+};
+
+}  // namespace vxsynth::vxsim::host

@@ -1,0 +1,267 @@
+#include "vxsim/host/kernel_build.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "common/error.h"
+#include "vxsim/host/vxbin.h"
+#include "vxsim/simulator.h"
+
+extern char** environ;
+
+namespace vxsynth::vxsim::host {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Kept in step with vortex-rt/cmake/VortexKernel.cmake.
+const std::vector<std::string> kArchFlags = {"-march=rv32imaf", "-mabi=ilp32f", "-mcmodel=medany"};
+const std::vector<std::string> kCommonFlags = {"--specs=picolibc.specs", "-g", "-Wall",
+                                               "-ffunction-sections", "-fdata-sections",
+                                               "-fno-tree-loop-distribute-patterns"};
+const std::vector<std::string> kCxxFlags = {"-std=gnu++17", "-fno-exceptions", "-fno-rtti",
+                                            "-fno-threadsafe-statics", "-fno-use-cxa-atexit"};
+// Linking selects picolibc's and libgcc's rv32imf multilib (hardware multiply); the
+// rv32imaf compile flags alone would pick the rv32iaf one.
+const std::vector<std::string> kLinkArchFlags = {"-march=rv32imf", "-mabi=ilp32f"};
+
+enum class Language { kC, kCxx, kAsm };
+
+Language language_of(const fs::path& source) {
+  const std::string ext = source.extension().string();
+  if (ext == ".c") return Language::kC;
+  if (ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".C") return Language::kCxx;
+  if (ext == ".S" || ext == ".s") return Language::kAsm;
+  throw InputError(source.string(), "", "unknown source type '" + ext + "' (expected .c, .cpp, .cc, .cxx, .S or .s)");
+}
+
+std::string join_command(const std::vector<std::string>& argv) {
+  std::string text;
+  for (const std::string& arg : argv) {
+    if (!text.empty()) text += ' ';
+    const bool quote = arg.find_first_of(" \t\"'$") != std::string::npos;
+    text += quote ? "'" + arg + "'" : arg;
+  }
+  return text;
+}
+
+void append(std::vector<std::string>& to, const std::vector<std::string>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+class TempDir {
+ public:
+  explicit TempDir(const fs::path& near) {
+    std::random_device random;
+    for (int attempt = 0; attempt < 16; ++attempt) {
+      fs::path candidate = near / (".vxsim-cc-" + std::to_string(random()));
+      std::error_code ec;
+      if (fs::create_directory(candidate, ec)) {
+        path_ = candidate;
+        return;
+      }
+    }
+    throw WorkError("cannot create a temporary folder in " + near.string());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+}  // namespace
+
+int run_program(const std::vector<std::string>& argv, std::string* output) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) throw WorkError(std::string("pipe failed: ") + std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
+  posix_spawn_file_actions_addclose(&actions, pipe_fds[1]);
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawn_error = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(pipe_fds[1]);
+  if (spawn_error != 0) {
+    close(pipe_fds[0]);
+    throw WorkError("cannot run '" + argv[0] + "': " + std::strerror(spawn_error));
+  }
+  std::string text;
+  char chunk[4096];
+  for (;;) {
+    const ssize_t n = read(pipe_fds[0], chunk, sizeof chunk);
+    if (n > 0) {
+      text.append(chunk, static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  close(pipe_fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (output != nullptr) *output = std::move(text);
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string default_runtime_dir() {
+  if (const char* env = std::getenv("VXSYNTH_VORTEX_RT"); env != nullptr && *env != '\0') return env;
+  return VXSYNTH_VORTEX_RT_DIR;
+}
+
+std::string default_tool_prefix() {
+  if (const char* env = std::getenv("VXSYNTH_RISCV_PREFIX"); env != nullptr && *env != '\0') return env;
+  return "riscv64-unknown-elf-";
+}
+
+std::string annotate_disassembly(const std::string& objdump_text) {
+  std::istringstream in(objdump_text);
+  std::string out;
+  std::string line;
+  while (std::getline(in, line)) {
+    // "80000010:\t0005000b          \t.4byte\t0x5000b"
+    const size_t directive = line.find(".4byte\t0x");
+    const size_t colon = line.find(':');
+    if (directive != std::string::npos && colon != std::string::npos && colon < directive) {
+      const uint32_t pc = static_cast<uint32_t>(std::strtoul(line.substr(0, colon).c_str(), nullptr, 16));
+      const uint32_t word = static_cast<uint32_t>(std::strtoul(line.c_str() + directive + 7, nullptr, 16));
+      const std::string text = Simulator::disassemble(word, pc);
+      if (!text.empty()) line = line.substr(0, directive) + text;
+    }
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+KernelBuildResult build_kernel(const KernelBuildOptions& options) {
+  if (options.sources.empty()) throw InputError("sim cc", "SRC", "expected at least one kernel source file");
+  const fs::path output = options.output;
+  if (output.empty() || output.extension() != ".vxbin") {
+    throw InputError("sim cc", "-o", "expected an output file name ending in .vxbin, got '" + options.output + "'");
+  }
+  static const std::vector<std::string> kLevels = {"0", "1", "2", "3", "s", "g"};
+  if (std::find(kLevels.begin(), kLevels.end(), options.optimization) == kLevels.end()) {
+    throw InputError("sim cc", "-O", "expected 0, 1, 2, 3, s or g, got '" + options.optimization + "'");
+  }
+  for (const std::string& source : options.sources) {
+    if (!fs::is_regular_file(source)) throw InputError(source, "", "kernel source not found");
+    language_of(source);
+  }
+  const fs::path runtime = options.runtime_dir.empty() ? fs::path(default_runtime_dir()) : fs::path(options.runtime_dir);
+  const fs::path runtime_include = runtime / "include";
+  const fs::path runtime_src = runtime / "src";
+  const fs::path linker_script = runtime / "link32.ld";
+  if (!fs::is_regular_file(runtime_include / "vx_spawn.h") || !fs::is_regular_file(linker_script)) {
+    throw InputError(runtime.string(), "", "not a vortex-rt folder (expected include/vx_spawn.h and link32.ld); "
+                                           "set --runtime or VXSYNTH_VORTEX_RT");
+  }
+  std::vector<fs::path> runtime_sources;
+  for (const auto& entry : fs::directory_iterator(runtime_src)) {
+    const std::string ext = entry.path().extension().string();
+    if (ext == ".c" || ext == ".S") runtime_sources.push_back(entry.path());
+  }
+  std::sort(runtime_sources.begin(), runtime_sources.end());
+
+  const std::string prefix = options.tool_prefix.empty() ? default_tool_prefix() : options.tool_prefix;
+  const std::string gcc = prefix + "gcc";
+  const std::string gxx = prefix + "g++";
+
+  fs::path out_dir = output.parent_path();
+  if (out_dir.empty()) out_dir = ".";
+  if (!fs::is_directory(out_dir)) throw InputError("sim cc", "-o", "output folder does not exist: " + out_dir.string());
+  TempDir temp(out_dir);
+
+  KernelBuildResult result;
+  result.vxbin = output.string();
+  result.elf = fs::path(output).replace_extension(".elf").string();
+  result.dump = fs::path(output).replace_extension(".dump").string();
+
+  auto run_step = [&](const std::vector<std::string>& argv, const std::string& what) {
+    if (options.verbose) std::fprintf(stderr, "%s\n", join_command(argv).c_str());
+    result.commands.push_back(argv);
+    std::string diagnostics;
+    int status = 0;
+    try {
+      status = run_program(argv, &diagnostics);
+    } catch (const WorkError& error) {
+      throw WorkError(std::string(error.what()) +
+                      " (install Debian's gcc-riscv64-unknown-elf and picolibc-riscv64-unknown-elf: scripts/install-deps)");
+    }
+    if (status != 0) {
+      throw WorkError(what + " failed (exit " + std::to_string(status) + "):\n" + join_command(argv) + "\n" + diagnostics);
+    }
+    if (!diagnostics.empty()) std::fputs(diagnostics.c_str(), stderr);  // warnings
+  };
+
+  std::vector<std::string> objects;
+  auto compile = [&](const fs::path& source, bool is_runtime) {
+    const Language language = language_of(source);
+    std::vector<std::string> argv = {language == Language::kCxx ? gxx : gcc};
+    append(argv, kArchFlags);
+    argv.push_back("-O" + options.optimization);
+    append(argv, kCommonFlags);
+    if (language == Language::kCxx) append(argv, kCxxFlags);
+    argv.push_back("-I" + runtime_include.string());
+    if (is_runtime) {
+      argv.push_back("-I" + runtime_src.string());
+    } else {
+      for (const std::string& dir : options.include_dirs) argv.push_back("-I" + dir);
+      for (const std::string& define : options.defines) argv.push_back("-D" + define);
+      append(argv, options.extra_flags);
+    }
+    const fs::path object = temp.path() / (std::to_string(objects.size()) + "_" + source.filename().string() + ".o");
+    argv.insert(argv.end(), {"-c", source.string(), "-o", object.string()});
+    run_step(argv, "compiling " + source.string());
+    objects.push_back(object.string());
+  };
+  for (const std::string& source : options.sources) compile(source, false);
+  for (const fs::path& source : runtime_sources) compile(source, true);
+
+  std::vector<std::string> link = {gcc};
+  append(link, kLinkArchFlags);
+  link.insert(link.end(), {"--specs=picolibc.specs", "-nostartfiles", "-T", linker_script.string(),
+                           "-Wl,--gc-sections", "-Wl,--no-warn-rwx-segments"});
+  append(link, objects);
+  link.insert(link.end(), {"-lm", "-o", result.elf});
+  run_step(link, "linking " + result.elf);
+
+  write_vxbin_from_elf(result.elf, result.vxbin);
+
+  std::vector<std::string> objdump = {prefix + "objdump", "-d", result.elf};
+  if (options.verbose) std::fprintf(stderr, "%s > %s\n", join_command(objdump).c_str(), result.dump.c_str());
+  result.commands.push_back(objdump);
+  std::string listing;
+  if (run_program(objdump, &listing) != 0) throw WorkError("disassembling " + result.elf + " failed:\n" + listing);
+  std::ofstream dump(result.dump, std::ios::trunc);
+  dump << annotate_disassembly(listing);
+  if (!dump) throw WorkError("cannot write " + result.dump);
+  return result;
+}
+
+}  // namespace vxsynth::vxsim::host
