@@ -284,8 +284,13 @@ def stage_finalize(out: Path, suite: Path, vxsynth: str, ncu: str | None, quiet:
             log(f"{name}: share {t['hot']['share']:.3f}, measured {10 - len(missing)}/10, ncu {sig['duration_ns']:.0f} ns "
                 f"vs torch {t['profiled_instance']['duration_ns_torch_profiler']:.0f} ns"
                 + (f" (unmeasured: {', '.join(missing)})" if missing else ""))
-    with open(out / f"{ctx['workload']['name']}.kernels.json") as f:
-        table = json.load(f)
+    table_path = out / f"{ctx['workload']['name']}.kernels.json"
+    if table_path.exists():
+        with open(table_path) as f:
+            table = json.load(f)
+    else:  # committed captures keep it compressed
+        with gzip.open(str(table_path) + ".gz", "rt") as f:
+            table = json.load(f)
     coverage = {
         "schema": reference.COVERAGE_SCHEMA,
         "workload": ctx["workload"],

@@ -62,7 +62,7 @@ def load_suite(suite: Path, platform: str):
 def render(refs, coverage) -> str:
     lines = []
     workloads = sorted({r["workload"]["name"] for r in refs} | set(coverage))
-    header = ["#", "op", "GEMM MxNxK", "dtype", "engine", "share", "cum", "calls", "kernel"]
+    header = ["#", "op", "role", "GEMM MxNxK", "math", "engine", "share", "cum", "calls", "kernel"]
     mids = list(reference.METRIC_IDS)
     for w in workloads:
         c = coverage.get(w)
@@ -82,7 +82,8 @@ def render(refs, coverage) -> str:
         for r in rs:
             k, op = r["kernel"], r["op"]
             name = r["signature"].get("name") or k["name"]
-            rows.append([str(k["rank"]), op["kind"], shape_text(op), op.get("math") or "-",
+            role = {"layout_transform": "layout", "split_k_reduction": "splitk"}.get(op.get("kernel_role"), "compute")
+            rows.append([str(k["rank"]), op["kind"], role, shape_text(op), op.get("math") or "-",
                          r["fixed_properties"]["engine_class"], f"{100 * k['gpu_time_share']:.1f}%",
                          f"{100 * k['cumulative_share']:.1f}%", str(k["calls"]),
                          name if len(name) <= 48 else name[:45] + "..."]
