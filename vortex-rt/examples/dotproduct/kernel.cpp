@@ -1,17 +1,8 @@
 // Dot product with a per-block tree reduction in __local_mem and __syncthreads.
+#include <vx_branchless.h>
 #include <vx_spawn.h>
 
 #include "common.h"
-
-// v if keep, else 0, without a branch.
-static inline float keep_or_zero(float v, uint32_t keep) {
-  union {
-    float f;
-    uint32_t u;
-  } bits = {v};
-  bits.u &= 0u - keep;
-  return bits.f;
-}
 
 void kernel_body(kernel_arg_t* __UNIFORM__ arg) {
   auto src0 = reinterpret_cast<const float*>(arg->src0_addr);
@@ -27,9 +18,9 @@ void kernel_body(kernel_arg_t* __UNIFORM__ arg) {
   float sum = 0.0f;
   for (uint32_t base = 0; base < n; base += stride) {
     const uint32_t i = base + blockIdx.x * block_size + tid;
-    const uint32_t in = i < n;
-    const uint32_t index = i & (0u - in);
-    sum += keep_or_zero(src0[index] * src1[index], in);
+    const uint32_t in = vxb_lt(i, n);
+    const uint32_t index = i & vxb_mask(in);
+    sum += vxb_select_f(in, src0[index] * src1[index], 0.0f);
   }
   cache[tid] = sum;
   __syncthreads();

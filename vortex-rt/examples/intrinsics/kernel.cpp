@@ -2,6 +2,7 @@
 // core: ids, thread masks, votes, shuffles, split/join, pred and tmc. One CTA of one warp
 // per warp slot; each lane records the checks it saw fail as bits; core 0 prints the names
 // of failed checks and returns how many failed (0 = all passed).
+#include <vx_branchless.h>
 #include <vx_print.h>
 #include <vx_spawn.h>
 
@@ -31,10 +32,10 @@ static uint32_t failures[kMaxHarts];
 static volatile int32_t tmc_marks[kMaxHarts];
 
 // Lane-dependent conditions must not become branches (GCC inserts no split/join), so the
-// checks combine them arithmetically.
-static inline uint32_t fail_if(uint32_t bad, uint32_t check) { return (0u - (bad != 0)) & check; }
+// checks combine them through vx_branchless.h.
+static inline uint32_t fail_if(uint32_t bad, uint32_t check) { return vxb_mask(bad) & check; }
 static inline int select(uint32_t condition, int if_true, int if_false) {
-  return if_false ^ ((if_true ^ if_false) & (int)(0u - (condition != 0)));
+  return (int)vxb_select(condition, (uint32_t)if_true, (uint32_t)if_false);
 }
 
 static void check_warp(void* arg) {

@@ -1,5 +1,6 @@
 // y[i] = alpha * x[i] + y[i] over a 2-D grid of tasks (rows of 64 elements), so blockIdx.y
 // is exercised; the last row is partial and masked without a branch.
+#include <vx_branchless.h>
 #include <vx_spawn.h>
 
 #include "common.h"
@@ -12,9 +13,8 @@ void kernel_body(kernel_arg_t* __UNIFORM__ arg) {
   uint32_t i = blockIdx.y * kRow + blockIdx.x;
   // Lanes past the end read the last element instead (a masked index, no branch) and skip
   // the store inside an explicit split/join: GCC inserts no divergence handling itself.
-  uint32_t in_range = i < arg->num_points;
-  uint32_t mask = 0u - in_range;
-  i = (i & mask) | ((arg->num_points - 1) & ~mask);
+  uint32_t in_range = vxb_lt(i, arg->num_points);
+  i = vxb_select(in_range, i, arg->num_points - 1);
   float result = arg->alpha * x[i] + y[i];
   int sp = vx_split((int)in_range);
   if (in_range) y[i] = result;

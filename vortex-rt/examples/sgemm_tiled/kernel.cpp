@@ -1,29 +1,13 @@
 // Shared-memory tiled SGEMM: each CTA (tile x tile threads) walks K in tile steps, staging a
 // tile of A and of B in its __local_mem slice between two __syncthreads barriers.
 //
-// Any size works: threads outside the matrix load zeros (masked indices, no branch) and skip
-// the store inside an explicit vx_split/vx_join, because GCC inserts no divergence handling.
+// Any size works: threads outside the matrix load zeros (masked indices and selects from
+// vx_branchless.h) and skip the store inside an explicit vx_split/vx_join, because GCC
+// inserts no divergence handling.
+#include <vx_branchless.h>
 #include <vx_spawn.h>
 
 #include "common.h"
-
-// 1 if a < b, else 0, through sltu in a way GCC cannot see through: it would otherwise fold
-// (a < n) & (b < n) into max(a, b) < n and expand max as a branch.
-static inline uint32_t less_than(uint32_t a, uint32_t b) {
-  uint32_t result;
-  __asm__("sltu %0, %1, %2" : "=r"(result) : "r"(a), "r"(b));
-  return result;
-}
-
-// v if keep, else 0, without a branch.
-static inline float keep_or_zero(float v, uint32_t keep) {
-  union {
-    float f;
-    uint32_t u;
-  } bits = {v};
-  bits.u &= 0u - keep;
-  return bits.f;
-}
 
 void kernel_body(kernel_arg_t* __UNIFORM__ arg) {
   auto A = reinterpret_cast<const float*>(arg->A_addr);
@@ -39,17 +23,17 @@ void kernel_body(kernel_arg_t* __UNIFORM__ arg) {
   const uint32_t ty = threadIdx.y;
   const uint32_t row = blockIdx.y * tile + ty;
   const uint32_t col = blockIdx.x * tile + tx;
-  const uint32_t row_in = less_than(row, n);
-  const uint32_t col_in = less_than(col, n);
+  const uint32_t row_in = vxb_lt(row, n);
+  const uint32_t col_in = vxb_lt(col, n);
 
   float sum = 0.0f;
   for (uint32_t k0 = 0; k0 < n; k0 += tile) {
-    const uint32_t a_in = row_in & less_than(k0 + tx, n);
-    const uint32_t b_in = col_in & less_than(k0 + ty, n);
-    const uint32_t a_index = (row * n + k0 + tx) & (0u - a_in);
-    const uint32_t b_index = ((k0 + ty) * n + col) & (0u - b_in);
-    tile_A[ty * tile + tx] = keep_or_zero(A[a_index], a_in);
-    tile_B[ty * tile + tx] = keep_or_zero(B[b_index], b_in);
+    const uint32_t a_in = row_in & vxb_lt(k0 + tx, n);
+    const uint32_t b_in = col_in & vxb_lt(k0 + ty, n);
+    const uint32_t a_index = (row * n + k0 + tx) & vxb_mask(a_in);
+    const uint32_t b_index = ((k0 + ty) * n + col) & vxb_mask(b_in);
+    tile_A[ty * tile + tx] = vxb_select_f(a_in, A[a_index], 0.0f);
+    tile_B[ty * tile + tx] = vxb_select_f(b_in, B[b_index], 0.0f);
     __syncthreads();
     for (uint32_t k = 0; k < tile; ++k) {
       sum += tile_A[ty * tile + k] * tile_B[k * tile + tx];

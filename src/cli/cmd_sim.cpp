@@ -1,0 +1,206 @@
+// vxsynth sim: the embedded Vortex simulator from the command line.
+//   sim cc SRC... -o OUT.vxbin   compile a kernel with vortex-rt (OUT.elf, OUT.dump beside it)
+//   sim run KERNEL               run a standalone kernel (like Vortex's simx), exit with its code
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "cli/command.h"
+#include "common/error.h"
+#include "common/json_io.h"
+#include "vxsim/host/device.h"
+#include "vxsim/host/kernel_build.h"
+#include "vxsim/simulator.h"
+
+namespace vxsynth::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CcOptions {
+  vxsim::host::KernelBuildOptions build;
+};
+
+struct RunOptions {
+  std::string kernel;
+  std::optional<uint32_t> cores;
+  std::optional<uint32_t> warps;
+  std::optional<uint32_t> threads;
+  std::optional<uint32_t> local_mem;
+  std::optional<uint64_t> max_instrs;
+  bool perf = false;
+  bool json = false;
+  bool plain_console = false;
+};
+
+int run_cc(const CcOptions& o) {
+  const auto result = vxsim::host::build_kernel(o.build);
+  std::cout << "wrote " << result.vxbin << " (" << fs::file_size(result.vxbin) << " bytes), " << result.elf << ", "
+            << result.dump << "\n";
+  return kExitOk;
+}
+
+// The process exit status for a kernel exit code: its low byte, but never 0 for a failure.
+int exit_status_of(int32_t code) {
+  if (code == 0) return 0;
+  const int low = code & 0xFF;
+  return low != 0 ? low : 1;
+}
+
+void print_perf(const vxsim::Simulator& sim, std::ostream& out) {
+  const vxsim::Counters& total = sim.counters();
+  const auto& cores = sim.core_counters();
+  const uint32_t threads = sim.config().threads;
+  out << "PERF: vxsim functional simulator: cycles are not modelled; instrs = thread-instructions\n";
+  out << "PERF: warp instrs=" << total.warp_instructions << ", active lanes="
+      << static_cast<int>(total.active_lane_fraction(threads) * 1000.0 + 0.5) / 10.0 << "%, loads="
+      << total.warp_by_class[static_cast<size_t>(vxsim::OpClass::kLoad)]
+      << ", stores=" << total.warp_by_class[static_cast<size_t>(vxsim::OpClass::kStore)]
+      << " (warp instructions), divergent splits=" << total.divergent_splits
+      << ", barrier waits=" << total.barrier_waits << "\n";
+  if (cores.size() > 1) {
+    for (size_t c = 0; c < cores.size(); ++c) {
+      out << "PERF: core" << c << ": instrs=" << cores[c].thread_instructions << ", cycles=n/a, IPC=n/a\n";
+    }
+  }
+  out << "PERF: instrs=" << total.thread_instructions << ", cycles=n/a, IPC=n/a\n";
+}
+
+int run_kernel(const RunOptions& o) {
+  if (o.kernel.empty()) throw InputError("sim run", "KERNEL", "missing: give a kernel .vxbin or .elf");
+  if (!fs::is_regular_file(o.kernel)) throw InputError(o.kernel, "", "kernel file not found");
+  vxsim::Config config = vxsim::host::device_config_from_environment();
+  if (o.cores) config.cores = *o.cores;
+  if (o.warps) config.warps = *o.warps;
+  if (o.threads) config.threads = *o.threads;
+  if (o.local_mem) config.local_mem_size = *o.local_mem;
+  if (o.max_instrs) config.max_instructions = *o.max_instrs;
+  config.validate("sim run options (--cores/--warps/--threads/--local-mem)");
+
+  vxsim::Simulator sim(config);
+  sim.load_program(o.kernel);
+  // A .vxbin carries no line table; the ELF that `sim cc` leaves beside it does.
+  if (fs::path(o.kernel).extension() == ".vxbin") {
+    const fs::path elf = fs::path(o.kernel).replace_extension(".elf");
+    if (fs::is_regular_file(elf)) {
+      try {
+        sim.load_line_info(elf.string());
+      } catch (const std::exception&) {
+        // Only a convenience for fault reports.
+      }
+    }
+  }
+  // With --json, stdout carries only the JSON document.
+  std::FILE* console = o.json ? stderr : stdout;
+  const bool plain = o.plain_console;
+  sim.set_console_callback([console, plain](const vxsim::ConsoleLine& line) {
+    if (plain) {
+      std::fprintf(console, "%s\n", line.text.c_str());
+    } else {
+      std::fprintf(console, "#%u: %s\n", line.slot, line.text.c_str());
+    }
+  });
+
+  std::optional<vxsim::FaultReport> fault;
+  vxsim::RunResult result;
+  try {
+    result = sim.run();
+  } catch (const vxsim::SimFault& error) {
+    fault = error.report();
+  }
+  std::fflush(console);
+
+  if (o.json) {
+    Json doc;
+    doc["schema"] = schema_id("vxsim-run", 1);
+    doc["kernel"] = o.kernel;
+    doc["config"] = {{"cores", config.cores},
+                     {"warps", config.warps},
+                     {"threads", config.threads},
+                     {"local_mem_size", config.local_mem_size},
+                     {"max_instructions", config.max_instructions}};
+    doc["exit_code"] = fault ? Json(nullptr) : Json(result.exit_code);
+    if (fault) {
+      doc["fault"] = {{"kind", vxsim::fault_kind_name(fault->kind)},
+                      {"message", fault->message},
+                      {"pc", fault->pc},
+                      {"core", fault->core},
+                      {"warp", fault->warp},
+                      {"source", fault->source_location},
+                      {"report", fault->to_string()}};
+    } else {
+      doc["fault"] = nullptr;
+    }
+    doc["instrs"] = sim.counters().thread_instructions;  // Vortex 2.x: thread-instructions
+    doc["cycles"] = nullptr;                             // no timing model
+    doc["ipc"] = nullptr;
+    doc["note"] = "functional simulation: cycles and IPC are not modelled";
+    doc["counters"] = sim.counters_json();
+    std::cout << dump_json(doc) << "\n";
+  } else {
+    if (fault) std::cerr << fault->to_string() << "\n";
+    if (o.perf) print_perf(sim, std::cout);
+  }
+  if (fault) return kExitWorkFailed;
+  return exit_status_of(result.exit_code);
+}
+
+const CommandRegistrar reg(
+    "sim", "the embedded Vortex simulator: compile a kernel (sim cc), run a standalone kernel (sim run)", 60,
+    [](CLI::App& sub) -> Runner {
+      sub.require_subcommand(1);
+      sub.footer("See docs/vortex-kernels.md for writing kernels and host programs.");
+
+      auto cc_options = std::make_shared<CcOptions>();
+      CLI::App* cc = sub.add_subcommand(
+          "cc", "compile kernel sources with riscv64-unknown-elf-gcc, picolibc and vortex-rt into OUT.vxbin "
+                "(OUT.elf and the disassembly OUT.dump beside it)");
+      cc->add_option("SRC", cc_options->build.sources, "kernel sources: .c, .cpp/.cc/.cxx, .S")->required();
+      cc->add_option("-o,--output", cc_options->build.output, "output .vxbin")->required();
+      cc->add_option("-I", cc_options->build.include_dirs, "include folder (repeatable)");
+      cc->add_option("-D", cc_options->build.defines, "preprocessor definition NAME or NAME=VALUE (repeatable)");
+      cc->add_option("-O", cc_options->build.optimization, "optimization level: 0, 1, 2, 3, s, g")
+          ->capture_default_str();
+      cc->add_option("--runtime", cc_options->build.runtime_dir,
+                     "vortex-rt folder (default: $VXSYNTH_VORTEX_RT or the source tree's vortex-rt)");
+      cc->add_option("--tool-prefix", cc_options->build.tool_prefix,
+                     "cross tool prefix (default: $VXSYNTH_RISCV_PREFIX or riscv64-unknown-elf-)");
+      cc->add_option("--cflag", cc_options->build.extra_flags, "extra compiler flag for the kernel sources (repeatable)");
+      cc->add_flag("-v,--verbose", cc_options->build.verbose, "print each command");
+      cc->footer("Exit codes: 0 built, 1 the compiler or linker failed (its messages are printed), 2 bad usage.");
+
+      auto run_options = std::make_shared<RunOptions>();
+      CLI::App* run = sub.add_subcommand(
+          "run", "run a standalone kernel (no host arguments; MSCRATCH = 0) and exit with its exit code");
+      run->add_option("KERNEL", run_options->kernel, "kernel .vxbin or .elf")->required();
+      run->add_option("--cores", run_options->cores, "cores (default 1, or $VXSIM_CORES)");
+      run->add_option("--warps", run_options->warps, "warps per core, power of two (default 4, or $VXSIM_WARPS)");
+      run->add_option("--threads", run_options->threads,
+                      "threads per warp, power of two (default 4, or $VXSIM_THREADS)");
+      run->add_option("--local-mem", run_options->local_mem,
+                      "local memory bytes per core, power of two (default 16384, or $VXSIM_LOCAL_MEM)");
+      run->add_option("--max-instrs", run_options->max_instrs,
+                      "stop with a fault after this many warp-instructions (0 = no limit)");
+      run->add_flag("--perf", run_options->perf,
+                    "end with Vortex's summary line PERF: instrs=N, cycles=..., IPC=... (instrs = thread-instructions)");
+      run->add_flag("--json", run_options->json,
+                    "print {\"schema\": \"vxsynth.vxsim-run/1\", exit code, fault, counters} on stdout (console "
+                    "lines go to stderr)");
+      run->add_flag("--plain-console", run_options->plain_console,
+                    "print console lines without Vortex's \"#slot: \" prefix");
+      run->footer(
+          "Exit codes: the kernel's exit code (its low byte; a non-zero code never maps to 0), 1 on a fault (the "
+          "report names the pc, warp, lanes and source line), 2 bad usage or a malformed kernel file.");
+
+      return [cc, cc_options, run, run_options]() -> int {
+        if (cc->parsed()) return run_cc(*cc_options);
+        if (run->parsed()) return run_kernel(*run_options);
+        return kExitBadInput;
+      };
+    });
+
+}  // namespace
+}  // namespace vxsynth::cli
