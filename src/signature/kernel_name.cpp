@@ -212,27 +212,30 @@ void read_cutlass2(Reader& rd, const std::string& id) {
   for (std::size_t i = 1; i < t.size(); ++i) {
     const std::string& tok = t[i];
     if (match(tok, "[0-9]+", m) && i == 1) rd.add("arch", "sm" + tok, tok, Prov::kDocumented);
-    else if (tok == "tensorop" || tok == "wmma")
+    else if ((tok == "tensorop" || tok == "wmma") && !rd.r.find("engine"))
       rd.add("engine", "tensor_core", tok, Prov::kDocumented);
+    else if (tok == "tensorop" || tok == "wmma")
+      continue;
     else if (tok == "simt")
       rd.add("engine", "simt", tok, Prov::kDocumented);
-    else if (!seen_gemm && match(tok, "([shdic]?)([0-9]{3,5})?([a-z0-9]*)gemm", m)) {
+    else if (!seen_gemm && match(tok, "([shdic]?)([0-9]*)([a-z][a-z0-9]*)?gemm", m)) {
       seen_gemm = true;
       const std::string acc = m[1].str();
       if (acc == "s") rd.add("accumulator_type", "f32", tok, Prov::kDocumented);
       if (acc == "h") rd.add("accumulator_type", "f16", tok, Prov::kDocumented);
       if (acc == "d") rd.add("accumulator_type", "f64", tok, Prov::kDocumented);
       if (acc == "i") rd.add("accumulator_type", "s32", tok, Prov::kDocumented);
-      if (m[2].matched && m[2].length() > 0) {
-        const std::string d = m[2].str();  // 1688 -> m16n8k8, 16816 -> m16n8k16, 884 -> m8n8k4
-        std::string shape;
-        if (d.size() == 3) shape = "m" + d.substr(0, 1) + "n" + d.substr(1, 1) + "k" + d.substr(2, 1);
-        if (d.size() == 4) shape = "m" + d.substr(0, 2) + "n" + d.substr(2, 1) + "k" + d.substr(3, 1);
-        if (d.size() == 5) shape = "m" + d.substr(0, 2) + "n" + d.substr(2, 1) + "k" + d.substr(3, 2);
-        if (!shape.empty()) rd.add("mma_shape", shape, tok, Prov::kDocumented);
-      }
-      if (!m[3].str().empty()) rd.add("math_type", m[3].str(), tok, Prov::kDocumented);
-      if (acc == "s" && !m[2].matched && m[3].str().empty() && !rd.r.find("input_type"))
+      // MMA instruction shape M N K: 884 -> m8n8k4, 1688 -> m16n8k8, 16816 -> m16n8k16,
+      // 161616 -> m16n16k16 (WMMA).
+      const std::string d = m[2].str();
+      std::string shape;
+      if (d.size() == 3) shape = "m" + d.substr(0, 1) + "n" + d.substr(1, 1) + "k" + d.substr(2, 1);
+      if (d.size() == 4) shape = "m" + d.substr(0, 2) + "n" + d.substr(2, 1) + "k" + d.substr(3, 1);
+      if (d.size() == 5) shape = "m" + d.substr(0, 2) + "n" + d.substr(2, 1) + "k" + d.substr(3, 2);
+      if (d.size() == 6) shape = "m" + d.substr(0, 2) + "n" + d.substr(2, 2) + "k" + d.substr(4, 2);
+      if (!shape.empty()) rd.add("mma_shape", shape, tok, Prov::kDocumented);
+      if (m[3].matched) rd.add("math_type", m[3].str(), tok, Prov::kDocumented);
+      if (acc == "s" && d.empty() && !m[3].matched && !rd.r.find("input_type"))
         rd.add("input_type", "f32", tok, Prov::kDocumented);  // sgemm
     } else if (!split_types(tok).empty() && !rd.r.find("input_type"))
       rd.add("input_type", split_types(tok)[0], tok, Prov::kDocumented);

@@ -248,3 +248,53 @@ TEST(KernelSource, SignatureJsonRoundTrip) {
 
 }  // namespace
 }  // namespace vxsynth::signature
+
+namespace vxsynth::signature {
+namespace {
+
+// Profiles taken with the full metric list by the reference capture (pi0 on the H200).
+const char* kPi0 = "data/h200/ncu-full-pi0.csv";
+
+TEST(DeriveFullList, EveryMetricMeasuredStrictlyOnRealProfiles) {
+  for (const char* f : {"data/h200/ncu-full-act.csv", "data/h200/ncu-full-diffusion_policy.csv", kPi0}) {
+    const auto t = NcuTable::read_file(f);
+    const auto sigs = derive_signatures(t, DeriveOptions{});
+    ASSERT_FALSE(sigs.empty()) << f;
+    for (const auto& k : sigs)
+      for (const auto& m : metric_table()) EXPECT_TRUE(k.values[index_of(m.id)]) << f << " " << k.name << " " << m.key;
+  }
+}
+
+TEST(DeriveFullList, Pi0BiasLinearByHand) {
+  const auto t = NcuTable::read_file(kPi0);
+  const auto k = derive_signature(t, t.rows()[0], DeriveOptions{});
+  EXPECT_EQ(k.name, "nvjet_sm90_tst_48x64_64x15_4x2_h_bz_bias_TNN");
+  EXPECT_DOUBLE_EQ(v(k, MetricId::kL1HitRate), 0);
+  EXPECT_DOUBLE_EQ(v(k, MetricId::kL2HitRate), 55.45);
+  EXPECT_DOUBLE_EQ(v(k, MetricId::kCoalescing), 50);  // 2,304 LDG issued: the bias loads
+  EXPECT_DOUBLE_EQ(v(k, MetricId::kComputeThroughput), 10.19);
+  EXPECT_DOUBLE_EQ(v(k, MetricId::kTensorUtilization), 20.73);
+  EXPECT_DOUBLE_EQ(v(k, MetricId::kAtomicsPerInstruction), 0);
+  EXPECT_DOUBLE_EQ(v(k, MetricId::kArithmeticIntensity), (294912.0 + 679477248.0) / 3264768.0);
+  EXPECT_DOUBLE_EQ(v(k, MetricId::kDramBandwidth), 490500000000.0);
+  EXPECT_DOUBLE_EQ(v(k, MetricId::kActiveLaneFraction), 31.72 / 32);
+  EXPECT_DOUBLE_EQ(v(k, MetricId::kOccupancy), 13.56);
+}
+
+TEST(DeriveFullList, Pi0GemmaMlpByHand) {
+  const auto t = NcuTable::read_file(kPi0);
+  const auto k = derive_signature(t, t.rows()[1], DeriveOptions{});
+  EXPECT_EQ(k.name, "nvjet_sm90_tst_128x272_64x4_2x1_v_bz_coopA_TNT");
+  // The Gemma MLP up-projection 816 x 2048 -> 16384: tensor ops are exactly 2 M N K.
+  EXPECT_DOUBLE_EQ(k.counters.at("sm__ops_path_tensor_src_bf16_dst_fp32.sum"), 2.0 * 816 * 2048 * 16384);
+  EXPECT_DOUBLE_EQ(v(k, MetricId::kCoalescing), 0);  // TMA-fed: no LDG issued
+  EXPECT_DOUBLE_EQ(v(k, MetricId::kAtomicsPerInstruction), 126.0 / 6627343.0);
+  EXPECT_DOUBLE_EQ(v(k, MetricId::kArithmeticIntensity), 54760833024.0 / (72638208.0 + 14557696.0));
+  EXPECT_DOUBLE_EQ(v(k, MetricId::kDramBandwidth), 1181132206328.57);
+  EXPECT_DOUBLE_EQ(v(k, MetricId::kActiveLaneFraction), 31.96 / 32);
+  EXPECT_DOUBLE_EQ(v(k, MetricId::kTensorUtilization), 89.10);
+  EXPECT_EQ(k.engine, EngineClass::kTensorCore);
+}
+
+}  // namespace
+}  // namespace vxsynth::signature

@@ -85,6 +85,19 @@ TEST(KernelName, CutlassDocumentedNames) {
   EXPECT_EQ(val(r, "mma_shape"), "m16n8k16");
   EXPECT_EQ(val(r, "layout"), "tn");
 
+  // Seen in pi0 on the H200: a WMMA bf16 batched GEMM.
+  r = read_kernel_name("void cutlass::Kernel2<cutlass_75_wmma_tensorop_bf16_s161616gemm_bf16_32x32_32x1_nn_align1>(T1::Params)");
+  EXPECT_EQ(val(r, "mma_shape"), "m16n16k16");
+  EXPECT_EQ(val(r, "input_type"), "bf16");
+  EXPECT_EQ(val(r, "accumulator_type"), "f32");
+  EXPECT_FALSE(r.find("math_type"));
+  int engines = 0;
+  for (const auto& p : r.properties) engines += p.key == "engine";
+  EXPECT_EQ(engines, 1);
+  r = read_kernel_name("cutlass_tensorop_s1688tf32gemm_256x128_16x3_tn_align4");
+  EXPECT_EQ(val(r, "math_type"), "tf32");
+  EXPECT_EQ(val(r, "mma_shape"), "m16n8k8");
+
   r = read_kernel_name("cutlass3x_sm90_tensorop_gemm_f16_f16_f32_f16_f16_128x128x64_2x1x1_0_ntn_align8_warpspecialized_cooperative_epi_tma");
   EXPECT_EQ(r.family, "cutlass3");
   EXPECT_EQ(val(r, "input_type"), "f16");
