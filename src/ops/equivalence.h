@@ -30,6 +30,7 @@ struct Tolerance {
 struct ToleranceModel {
   double input_sigma = 0.0;  // std of the relative mismatch of one product between the sides
   double input_bias = 0.0;   // bound on its mean (a relative error on y -> rtol)
+  double input_max = 0.0;    // hard bound on the relative mismatch of one product
   double acc_unit = 0.0;     // unit roundoff of the accumulator (2^-24 RN, 2^-23 truncating)
   double acc_bias_block = 0.0;  // k per truncating block-add (tensor cores), 0 when unbiased
   double out_unit = 0.0;     // unit roundoff of the output type
@@ -40,9 +41,15 @@ struct ToleranceModel {
 inline constexpr double kToleranceSigmas = 6.0;
 
 ToleranceModel tolerance_model(PrecisionPath cuda_path, PrecisionPath vortex_path, Check check);
-// (atol, rtol) for accumulation length K, with inputs from generate_inputs().
+// (atol, rtol) for accumulation length K, with inputs from generate_inputs() (docs/tolerances.md):
+//   acc(K)  = z * acc_unit * sqrt(K/3) + acc_unit/2 * ceil(K / acc_bias_block)
+//   in(K)   = min(input_max * 3 sqrt(K),  z * input_sigma * sqrt(1 + 1.5 z / sqrt(K)))
+//   atol    = in(K) + acc(K) + output subnormal spacing (fp16 only)
+//   rtol    = 2 * out_unit + input_bias + acc(K)
 Tolerance tolerance_for(PrecisionPath cuda_path, PrecisionPath vortex_path, Check check,
                         std::int64_t k);
+// For an op: K from the spec; a source check of an op with a fused activation also allows the
+// extra output rounding of an unfused vendor activation (PyTorch's linear then gelu).
 Tolerance tolerance_for(const OpSpec& spec, Check check);
 
 struct EquivalenceReport {

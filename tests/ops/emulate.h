@@ -63,4 +63,11 @@ inline float epilogue(float acc, float bias, Activation act, DType out) {
   return round_fp64_to(out, static_cast<double>(v));
 }
 
+// PyTorch's unfused epilogue: the GEMM result (with bias) is rounded to the output type, then a
+// separate kernel applies the activation and rounds again.
+inline float epilogue_unfused(float acc, float bias, Activation act, DType out) {
+  const float z = round_fp64_to(out, static_cast<double>(acc + bias));
+  return round_fp64_to(out, apply_activation(act, static_cast<double>(z)));
+}
+
 }  // namespace vxsynth::ops::emulate
