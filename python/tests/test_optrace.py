@@ -1,0 +1,70 @@
+"""OpTracker: call log, module attribution, determinism, and the CUDA profiler windows the ncu
+process relies on (checked on the CPU with the CUDA calls recorded instead of made)."""
+import torch
+
+from vxsynth import models, optrace
+
+
+def test_call_log_is_deterministic_and_attributed(meta_calls):
+    w = models.get("act")
+    again = optrace.trace_ops(w)
+    first = meta_calls["act"]
+    assert [(c["op"], c["args"]) for c in again] == [(c["op"], c["args"]) for c in first]
+    assert [c["index"] for c in first] == list(range(len(first)))
+    convs = [c for c in first if c["op"] == "aten.convolution.default"]
+    assert convs[0]["module"] == "backbone.conv1"
+    assert convs[-1]["module"] == "encoder_img_feat_input_proj"
+    assert any(c["module"] == "encoder.3.linear2" for c in first if c["op"] == "aten.addmm.default")
+
+
+def test_describe_value():
+    t = torch.zeros(2, 3).t()
+    assert optrace.describe_value(t) == {"shape": [3, 2], "dtype": "float32", "stride": [1, 3]}
+    assert optrace.describe_value([1, (2, 3), None, True]) == [1, [2, 3], None, True]
+    assert optrace.describe_value(torch.bfloat16) == "bfloat16"
+
+
+def test_profiler_windows_wrap_exactly_the_chosen_calls(monkeypatch):
+    w = models.get("act")
+    cfg = w.config("small")
+    model = w.build(cfg, "cpu")
+    inputs = w.make_inputs(cfg, "cpu")
+    with optrace.OpTracker(model) as tracker:
+        w.infer(model, inputs)
+    wanted = [c["index"] for c in tracker.calls if c["op"] == "aten.convolution.default"][3:5]
+    wanted.append(next(c["index"] for c in tracker.calls if c["op"] == "aten.bmm.default"))
+
+    events = []
+    state = {"tracker": None}
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a, **k: None)
+    monkeypatch.setattr(torch.cuda.profiler, "start", lambda: events.append(("start", state["tracker"].count - 1)))
+    monkeypatch.setattr(torch.cuda.profiler, "stop", lambda: events.append(("stop", state["tracker"].count - 1)))
+    tracker2 = optrace.OpTracker(None, log=False, profile_windows=wanted)
+    state["tracker"] = tracker2
+    with tracker2:
+        w.infer(model, inputs)
+    assert tracker2.calls == []
+    assert tracker2.count == len(tracker.calls)
+    assert events == [(kind, i) for i in sorted(wanted) for kind in ("start", "stop")]
+
+
+def test_annotations_name_the_call_index():
+    w = models.get("diffusion_policy")
+    cfg = w.config("small")
+    model = w.build(cfg, "cpu")
+    inputs = w.make_inputs(cfg, "cpu")
+    names = []
+    real = torch.profiler.record_function
+
+    class Spy(real):
+        def __init__(self, name, *a, **k):
+            names.append(name)
+            super().__init__(name, *a, **k)
+
+    try:
+        torch.profiler.record_function = Spy
+        with optrace.OpTracker(model, annotate=True) as tracker:
+            w.infer(model, inputs)
+    finally:
+        torch.profiler.record_function = real
+    assert names == [f"vxop:{i}" for i in range(len(tracker.calls))]
