@@ -1,0 +1,21 @@
+# Tests of vortex-rt and the host runtime (owned by vortex-rt; included from CMakeLists.txt).
+# Kernels come from the vortex-rt examples build (cross-compiled by the vortex_rt_device
+# ExternalProject); host programs are the examples' own main.cpp builds.
+if(TARGET vortex_rt_examples AND TARGET vxsynth_vxsim_host)
+  vxsynth_add_gtest(vxsim_host_tests
+    SOURCES test_host_api.cpp
+    LIBS vxsynth_vxsim_host
+    LABELS vxsim)
+  target_compile_definitions(vxsim_host_tests PRIVATE VORTEX_RT_EXAMPLES_DIR="${VORTEX_RT_EXAMPLES_DIR}")
+  add_dependencies(vxsim_host_tests vortex_rt_examples)
+
+  vxsynth_add_gtest(vxsim_rt_program_tests
+    SOURCES test_programs_examples.cpp test_programs_sim_cli.cpp
+    LIBS vxsynth_vxsim_host
+    LABELS vxsim)
+  target_compile_definitions(vxsim_rt_program_tests PRIVATE
+    VORTEX_RT_EXAMPLES_DIR="${VORTEX_RT_EXAMPLES_DIR}"
+    VORTEX_RT_SOURCE_DIR="${VXSYNTH_SOURCE_DIR}/vortex-rt"
+    VXSYNTH_CLI="$<TARGET_FILE:vxsynth>")
+  add_dependencies(vxsim_rt_program_tests vortex_rt_examples vxsynth)
+endif()

@@ -1,0 +1,219 @@
+// `vxsynth sim cc` and `vxsynth sim run` as a user runs them: kernels written only against
+// the Vortex API names are compiled with the cross toolchain and vortex-rt, then run
+// standalone on several machine shapes; exit codes, console, --perf, --json, faults, the
+// instruction budget and bad input.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "host_test_util.h"
+
+using namespace vxrt_test;
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kCli = VXSYNTH_CLI;
+
+class SimCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("vxsim-cli-test-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+
+  static std::string path(const std::string& name) { return (dir_ / name).string(); }
+  static std::string write_source(const std::string& name, const std::string& text) {
+    std::ofstream(path(name)) << text;
+    return path(name);
+  }
+  static ProcessResult cc(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {kCli, "sim", "cc"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(argv);
+  }
+  static ProcessResult sim_run(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {kCli, "sim", "run"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(argv);
+  }
+  // Builds once per test suite run.
+  static std::string built(const std::string& example) {
+    const std::string out = path(example + ".vxbin");
+    if (!fs::exists(out)) {
+      const ProcessResult r = cc({std::string(VORTEX_RT_SOURCE_DIR) + "/examples/" + example + "/kernel.cpp", "-o", out});
+      EXPECT_EQ(r.status, 0) << r.output;
+    }
+    return out;
+  }
+
+  static fs::path dir_;
+};
+fs::path SimCli::dir_;
+
+TEST_F(SimCli, CcWritesVxbinElfAndAnnotatedDump) {
+  const std::string out = built("hello");
+  const std::string stem = out.substr(0, out.size() - 6);
+  ASSERT_TRUE(fs::exists(stem + ".elf"));
+  ASSERT_TRUE(fs::exists(stem + ".dump"));
+  // .vxbin header: min_vma = 0x80000000 (STARTUP_ADDR), max_vma past the image.
+  std::ifstream in(out, std::ios::binary);
+  uint64_t header[2] = {};
+  in.read(reinterpret_cast<char*>(header), sizeof header);
+  EXPECT_EQ(header[0], 0x80000000u);
+  EXPECT_GE(header[1], header[0] + fs::file_size(out) - 16);
+  std::ifstream dump_file(stem + ".dump");
+  std::string dump((std::istreambuf_iterator<char>(dump_file)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(dump, HasSubstr("<_start>:"));
+  EXPECT_THAT(dump, HasSubstr("wspawn"));  // Vortex instructions are named, not ".4byte"
+  EXPECT_THAT(dump, HasSubstr("tmc"));
+  EXPECT_THAT(dump, HasSubstr("<vx_spawn_threads>:"));
+}
+
+// hello uses only vx_spawn.h / vx_print.h names; every task greets once.
+TEST_F(SimCli, HelloRunsOnEveryShape) {
+  const std::string kernel = built("hello");
+  struct Shape {
+    int cores, warps, threads;
+  };
+  for (Shape s : {Shape{1, 4, 4}, Shape{1, 1, 1}, Shape{3, 2, 8}, Shape{2, 8, 32}}) {
+    const ProcessResult r = sim_run({kernel, "--cores", std::to_string(s.cores), "--warps", std::to_string(s.warps),
+                                     "--threads", std::to_string(s.threads), "--plain-console"});
+    const std::string shape = std::to_string(s.cores) + "/" + std::to_string(s.warps) + "/" + std::to_string(s.threads);
+    EXPECT_EQ(r.status, 0) << shape << "\n" << r.output;
+    EXPECT_EQ(last_line(r.output), "0 of 15 cells wrong") << shape;
+    std::set<std::string> greeted;
+    static const std::regex greeting(R"(hello from task \((\d+), (\d+)\) on core (\d+), warp (\d+), thread (\d+))");
+    for (const std::string& line : lines_of(r.output)) {
+      std::smatch m;
+      if (!std::regex_match(line, m, greeting)) continue;
+      EXPECT_TRUE(greeted.insert(m[1].str() + "," + m[2].str()).second) << line;
+      EXPECT_LT(std::stoi(m[3]), s.cores) << line;
+    }
+    EXPECT_EQ(greeted.size(), 15u) << shape << "\n" << r.output;
+  }
+}
+
+TEST_F(SimCli, IntrinsicsSelfCheckPasses) {
+  const std::string kernel = built("intrinsics");
+  for (const char* shape : {"1,4,4", "2,2,8", "1,1,1", "2,4,32", "1,8,2"}) {
+    int c = 0, w = 0, t = 0;
+    ASSERT_EQ(std::sscanf(shape, "%d,%d,%d", &c, &w, &t), 3);
+    const ProcessResult r = sim_run({kernel, "--cores", std::to_string(c), "--warps", std::to_string(w), "--threads",
+                                     std::to_string(t)});
+    EXPECT_EQ(r.status, 0) << shape << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr("intrinsics: 0 of 14 checks failed")) << shape;
+    EXPECT_THAT(r.output, ::testing::Not(HasSubstr("FAILED")));
+  }
+}
+
+TEST_F(SimCli, PerfEndsWithVortexSummaryOfThreadInstructions) {
+  const std::string kernel = built("hello");
+  const ProcessResult text = sim_run({kernel, "--perf", "--cores", "2"});
+  ASSERT_EQ(text.status, 0) << text.output;
+  std::smatch m;
+  const std::string last = last_line(text.output);
+  ASSERT_TRUE(std::regex_match(last, m, std::regex(R"(PERF: instrs=(\d+), cycles=n/a, IPC=n/a)"))) << last;
+  EXPECT_THAT(text.output, HasSubstr("cycles are not modelled"));
+  EXPECT_THAT(text.output, HasSubstr("PERF: core1: instrs="));
+
+  const ProcessResult json = run_stdout(kCli + " sim run " + kernel + " --perf --json --cores 2");
+  ASSERT_EQ(json.status, 0) << json.output;
+  const auto doc = nlohmann::json::parse(json.output);  // console lines went to stderr
+  EXPECT_EQ(doc["schema"], "vxsynth.vxsim-run/1");
+  EXPECT_EQ(doc["exit_code"], 0);
+  EXPECT_TRUE(doc["fault"].is_null());
+  EXPECT_TRUE(doc["cycles"].is_null());
+  EXPECT_EQ(doc["config"]["cores"], 2);
+  EXPECT_EQ(doc["instrs"].get<uint64_t>(), std::stoull(m[1]));  // thread-instructions, as the text
+  EXPECT_EQ(doc["counters"]["total"]["thread_instructions"].get<uint64_t>(), std::stoull(m[1]));
+  EXPECT_LT(doc["counters"]["total"]["warp_instructions"].get<uint64_t>(), std::stoull(m[1]));
+}
+
+TEST_F(SimCli, ExitCodeIsTheKernels) {
+  const std::string source = write_source("exit7.c",
+                                          "#include <vx_intrinsics.h>\n"
+                                          "int main(void) { return vx_num_warps() + 3; }\n");
+  ASSERT_EQ(cc({source, "-o", path("exit7.vxbin")}).status, 0);
+  EXPECT_EQ(sim_run({path("exit7.vxbin")}).status, 7);
+  EXPECT_EQ(sim_run({path("exit7.vxbin"), "--warps", "8"}).status, 11);
+  EXPECT_EQ(sim_run({path("exit7.elf"), "--warps", "2"}).status, 5);  // the ELF runs too
+}
+
+TEST_F(SimCli, FaultPrintsTheReportAndExitsOne) {
+  const std::string source = write_source("diverge.cpp",
+                                          "#include <vx_spawn.h>\n"
+                                          "static int out[64];\n"
+                                          "static void body(void*) {\n"
+                                          "  if (threadIdx.x + blockIdx.x * blockDim.x < 3) {  // lanes disagree\n"
+                                          "    out[blockIdx.x] = 1;\n"
+                                          "  }\n"
+                                          "}\n"
+                                          "int main() {\n"
+                                          "  uint32_t grid = 2, block = 4;\n"
+                                          "  return vx_spawn_threads(1, &grid, &block, body, nullptr);\n"
+                                          "}\n");
+  ASSERT_EQ(cc({source, "-O", "2", "-o", path("diverge.vxbin")}).status, 0);
+  const ProcessResult r = sim_run({path("diverge.vxbin")});
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("divergent_branch"));
+  EXPECT_THAT(r.output, HasSubstr("diverge.cpp:4"));  // line info from the .elf beside the .vxbin
+
+  const std::string spin = write_source("spin.c",
+                                        "volatile int forever = 1;\n"
+                                        "int main(void) { while (forever) {} return 0; }\n");
+  ASSERT_EQ(cc({spin, "-o", path("spin.vxbin")}).status, 0);
+  const ProcessResult budget = sim_run({path("spin.vxbin"), "--max-instrs", "20000"});
+  EXPECT_EQ(budget.status, 1);
+  EXPECT_THAT(budget.output, HasSubstr("budget"));
+
+  const ProcessResult json = run_stdout(kCli + " sim run " + path("diverge.vxbin") + " --json");
+  EXPECT_EQ(json.status, 1);
+  const auto doc = nlohmann::json::parse(json.output);
+  EXPECT_EQ(doc["fault"]["kind"], "divergent_branch");
+  EXPECT_TRUE(doc["exit_code"].is_null());
+}
+
+TEST_F(SimCli, BadInputIsExitTwoWithAClearMessage) {
+  const ProcessResult missing = sim_run({path("nothing.vxbin")});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_THAT(missing.output, HasSubstr("nothing.vxbin"));
+
+  std::ofstream(path("garbage.vxbin"), std::ios::binary) << "not a kernel at all, just text";
+  const ProcessResult garbage = sim_run({path("garbage.vxbin")});
+  EXPECT_EQ(garbage.status, 2) << garbage.output;
+  EXPECT_THAT(garbage.output, HasSubstr("garbage.vxbin"));
+
+  const ProcessResult shape = sim_run({built("hello"), "--warps", "3"});
+  EXPECT_EQ(shape.status, 2);
+  EXPECT_THAT(shape.output, HasSubstr("warps"));
+
+  const ProcessResult no_source = cc({path("absent.c"), "-o", path("x.vxbin")});
+  EXPECT_EQ(no_source.status, 2);
+  EXPECT_THAT(no_source.output, HasSubstr("absent.c"));
+
+  const std::string ok = write_source("ok.c", "int main(void) { return 0; }\n");
+  const ProcessResult bad_out = cc({ok, "-o", path("x.bin")});
+  EXPECT_EQ(bad_out.status, 2);
+  EXPECT_THAT(bad_out.output, HasSubstr(".vxbin"));
+
+  const std::string broken = write_source("broken.c", "int main(void) { return undeclared_name; }\n");
+  const ProcessResult compile = cc({broken, "-o", path("broken.vxbin")});
+  EXPECT_EQ(compile.status, 1);
+  EXPECT_THAT(compile.output, HasSubstr("undeclared_name"));  // the compiler's own diagnostic
+  EXPECT_FALSE(fs::exists(path("broken.vxbin")));
+
+  EXPECT_EQ(run({kCli, "sim", "run", "--help"}).status, 0);
+  EXPECT_EQ(run({kCli, "sim", "cc", "--help"}).status, 0);
+  EXPECT_EQ(run({kCli, "sim"}).status, 2);
+}
+
+}  // namespace
