@@ -1,0 +1,100 @@
+// The files between `vxsynth gpu ...` and the harness process (vxsynth-gpu-harness):
+//   job.json       vxsynth.gpu-job/1      what to run (ops x candidates, seeds, mode)
+//   result.json    vxsynth.gpu-result/1   what happened (checks, vendor kernels, launches)
+// In profile mode the result's launch list is the manifest that maps ncu's rows (by stream)
+// to candidates.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json_io.h"
+
+namespace vxsynth::gpu {
+
+enum class JobMode { run, profile };
+
+struct JobOp {
+  std::string name;  // short label for ranges and folders (op file stem unless given)
+  std::string path;  // vxsynth.op/1 file
+};
+
+struct JobCandidate {
+  std::string name;    // label (source stem)
+  std::string source;  // the .cu (for reports)
+  std::string object;  // the built shared object
+};
+
+enum class CpuCheck { automatic, on, off };
+
+struct Job {
+  JobMode mode = JobMode::run;
+  std::string out_dir;
+  std::uint64_t seed = 0;      // inputs of check i use a seed derived from this and i
+  int repeat = 1;              // profiled launches per (op, candidate)
+  bool with_reference = false; // profile the vendor operator too
+  bool write_tensors = true;   // inputs and both outputs as tensor files (run mode)
+  CpuCheck cpu_check = CpuCheck::automatic;
+  double cpu_check_max_flops = 4e9;  // "automatic": CPU reference only up to this size
+  std::vector<JobOp> ops;
+  std::vector<JobCandidate> candidates;
+
+  Json to_json() const;
+  static Job from_json(const Json& j, const std::string& file);
+};
+
+Job read_job(const std::string& path);
+void write_job(const std::string& path, const Job& job);
+
+// The name of a (candidate, op) pair: "<candidate>@<op>"; the vendor operator is "reference".
+std::string segment_name(const std::string& candidate, const std::string& op);
+inline constexpr const char* kReferenceName = "reference";
+// The NVTX range every profiled launch sits in (the ncu filter is "<range>/").
+inline constexpr const char* kProfileRange = "vxsynth";
+
+// One profiled launch group: every kernel launched on `stream_id` between the NVTX push and
+// pop belongs to `segment`.
+struct LaunchRecord {
+  std::string segment;
+  std::string op;
+  std::string candidate;  // kReferenceName for the vendor operator
+  int repeat = 0;
+  std::uint64_t stream_id = 0;
+  std::uint64_t seed = 0;
+};
+
+struct CheckRecord {
+  std::string op;
+  std::string candidate;
+  std::string status;  // "passed", "failed", "unsupported", "error"
+  std::string message;
+  std::uint64_t seed = 0;
+  Json equivalence;        // ops::EquivalenceReport::to_json() (candidate vs vendor)
+  Json vendor_vs_cpu;      // the vendor output vs the CPU reference, when computed
+  double launch_ms = 0;    // one launch, CUDA events (not a benchmark: a sanity figure)
+};
+
+struct VendorRecord {
+  std::string op;
+  std::string library;           // "cuBLASLt", "cuBLAS", "cuDNN"
+  std::string math;              // the math mode used, in words
+  std::vector<std::string> kernels;  // kernel names CUPTI saw during the call ("" when unknown)
+  std::string kernels_note;      // how the names were obtained, or why not
+  Json details;
+};
+
+struct JobResult {
+  std::string device;
+  std::vector<CheckRecord> checks;
+  std::vector<VendorRecord> vendors;
+  std::vector<LaunchRecord> launches;
+
+  Json to_json() const;
+  static JobResult from_json(const Json& j, const std::string& file);
+};
+
+JobResult read_job_result(const std::string& path);
+
+}  // namespace vxsynth::gpu

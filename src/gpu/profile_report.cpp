@@ -1,0 +1,229 @@
+#include "gpu/profile_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "common/error.h"
+
+namespace vxsynth::gpu {
+namespace {
+
+using signature::kMetricCount;
+
+std::optional<unsigned long long> stream_of(const signature::NcuTable& table, const signature::NcuRow& row) {
+  for (const char* column : {"Stream", "launch__stream_id"}) {
+    const auto text = table.text(row, column);
+    if (!text) continue;
+    if (const auto v = signature::parse_ncu_number(*text)) return static_cast<unsigned long long>(*v);
+  }
+  return std::nullopt;
+}
+
+std::string fmt(double v, int precision = 4) {
+  std::ostringstream ss;
+  ss.setf(std::ios::fixed);
+  ss.precision(precision);
+  ss << v;
+  return ss.str();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+std::vector<std::string> ncu_command(const std::string& ncu, const std::string& harness, const std::string& job) {
+  std::vector<std::string> argv = {ncu, "--target-processes", "all", "--nvtx", "--nvtx-include",
+                                   std::string(kProfileRange) + "/", "--metrics", signature::ncu_metrics_argument()};
+  for (const auto& o : signature::ncu_required_options()) argv.push_back(o);
+  argv.push_back(harness);
+  argv.push_back(job);
+  return argv;
+}
+
+ProfileMapping map_profile(const signature::NcuTable& table, const std::vector<LaunchRecord>& launches,
+                           const signature::DeriveOptions& options) {
+  if (launches.empty()) throw WorkError("the harness recorded no profiled launch");
+  const auto& rows = table.rows();
+  if (rows.empty()) {
+    throw WorkError(table.source() + ": ncu profiled no kernel (is the NVTX filter \"" +
+                    std::string(kProfileRange) + "/\" matching? see ncu.log)");
+  }
+  std::vector<unsigned long long> row_stream;
+  for (const auto& row : rows) {
+    const auto s = stream_of(table, row);
+    if (!s) throw WorkError(table.source() + ": line " + std::to_string(row.line) + " has no numeric Stream column");
+    row_stream.push_back(*s);
+  }
+  std::map<unsigned long long, std::size_t> by_id;
+  for (std::size_t i = 0; i < launches.size(); ++i) by_id[launches[i].stream_id] = i;
+  ProfileMapping mapping;
+  mapping.launches.resize(launches.size());
+  for (std::size_t i = 0; i < launches.size(); ++i) mapping.launches[i].launch = launches[i];
+  std::vector<std::size_t> owner(rows.size());
+  const bool ids_match = std::all_of(row_stream.begin(), row_stream.end(),
+                                     [&](unsigned long long s) { return by_id.count(s) != 0; });
+  if (ids_match) {
+    mapping.method = "stream id";
+    for (std::size_t r = 0; r < rows.size(); ++r) owner[r] = by_id[row_stream[r]];
+  } else {
+    // ncu numbers streams its own way: every launch group has its own stream and ran in order,
+    // so the k-th run of equal stream values is the k-th launch.
+    mapping.method = "stream order";
+    std::size_t run = 0;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      if (r > 0 && row_stream[r] != row_stream[r - 1]) ++run;
+      owner[r] = run;
+    }
+    if (run + 1 != launches.size()) {
+      throw WorkError(table.source() + ": " + std::to_string(run + 1) + " groups of kernels by stream, but the harness made " +
+                      std::to_string(launches.size()) + " profiled launches; cannot tell which row is whose");
+    }
+  }
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    mapping.launches[owner[r]].kernels.push_back(signature::derive_signature(table, rows[r], options));
+  }
+  for (auto& l : mapping.launches) {
+    if (l.kernels.empty()) {
+      throw WorkError(table.source() + ": no profiled kernel for " + l.launch.segment + " (repeat " +
+                      std::to_string(l.launch.repeat) + ")");
+    }
+    std::stable_sort(l.kernels.begin(), l.kernels.end(), [](const auto& a, const auto& b) {
+      return a.duration_ns.value_or(0) > b.duration_ns.value_or(0);
+    });
+  }
+  return mapping;
+}
+
+ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature::DistanceConfig& config) {
+  ProfileSummary summary;
+  summary.mapping_method = mapping.method;
+  summary.retention_margin = config.retention_margin;
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const ProfiledLaunch*>> groups;
+  for (const auto& l : mapping.launches) {
+    if (!groups.count(l.launch.segment)) order.push_back(l.launch.segment);
+    groups[l.launch.segment].push_back(&l);
+  }
+  std::map<std::string, const std::vector<const ProfiledLaunch*>*> reference_of_op;
+  for (const auto& [segment, launches] : groups) {
+    if (launches.front()->launch.candidate == kReferenceName) reference_of_op[launches.front()->launch.op] = &launches;
+  }
+  for (const auto& segment : order) {
+    const auto& launches = groups[segment];
+    SegmentSummary s;
+    s.segment = segment;
+    s.op = launches.front()->launch.op;
+    s.candidate = launches.front()->launch.candidate;
+    s.primary_kernel = launches.front()->primary().name;
+    std::set<std::string> others;
+    for (const auto* l : launches) {
+      for (std::size_t k = 1; k < l->kernels.size(); ++k) others.insert(l->kernels[k].name);
+    }
+    s.other_kernels.assign(others.begin(), others.end());
+    s.repeats = static_cast<int>(launches.size());
+    double duration = 0;
+    for (const auto* l : launches) duration += l->primary().duration_ns.value_or(0);
+    s.duration_ns_mean = duration / static_cast<double>(launches.size());
+    for (std::size_t m = 0; m < kMetricCount; ++m) {
+      std::vector<double> v;
+      for (const auto* l : launches) {
+        if (l->primary().values[m]) v.push_back(*l->primary().values[m]);
+      }
+      MetricSpread& sp = s.metrics[m];
+      sp.n = static_cast<int>(v.size());
+      if (v.empty()) continue;
+      sp.min = *std::min_element(v.begin(), v.end());
+      sp.max = *std::max_element(v.begin(), v.end());
+      for (double x : v) sp.mean += x;
+      sp.mean /= static_cast<double>(v.size());
+      for (double x : v) sp.stddev += (x - sp.mean) * (x - sp.mean);
+      sp.stddev = v.size() > 1 ? std::sqrt(sp.stddev / static_cast<double>(v.size() - 1)) : 0;
+      sp.spread_distance = signature::metric_distance(signature::metric_table()[m], sp.max, sp.min, config);
+    }
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+      for (std::size_t j = i + 1; j < launches.size(); ++j) {
+        const auto d = signature::compute_distance(launches[i]->primary().values, launches[j]->primary().values, config).d;
+        if (d) {
+          s.d_between_repeats.push_back(*d);
+          summary.max_d_between_repeats = std::max(summary.max_d_between_repeats, *d);
+        }
+      }
+    }
+    if (s.candidate != kReferenceName && reference_of_op.count(s.op)) {
+      const auto& refs = *reference_of_op[s.op];
+      for (std::size_t i = 0; i < launches.size(); ++i) {
+        const auto& ref = refs[std::min(i, refs.size() - 1)]->primary();
+        const auto d = signature::compute_distance(launches[i]->primary().values, ref.values, config).d;
+        if (d) s.d_to_reference.push_back(*d);
+      }
+      if (s.d_to_reference.size() > 1) {
+        const auto [lo, hi] = std::minmax_element(s.d_to_reference.begin(), s.d_to_reference.end());
+        summary.max_d_spread = std::max(summary.max_d_spread, *hi - *lo);
+      }
+    }
+    summary.segments.push_back(std::move(s));
+  }
+  return summary;
+}
+
+Json ProfileSummary::to_json() const {
+  Json j;
+  j["schema"] = schema_id("gpu-profile-summary", 1);
+  j["mapping"] = mapping_method;
+  j["retention_margin"] = retention_margin;
+  j["noise"] = {{"max_d_between_repeats", max_d_between_repeats},
+                {"max_d_to_reference_spread", max_d_spread},
+                {"below_retention_margin", std::max(max_d_between_repeats, max_d_spread) < retention_margin}};
+  j["segments"] = Json::array();
+  for (const auto& s : segments) {
+    Json sj{{"segment", s.segment}, {"op", s.op}, {"candidate", s.candidate}, {"primary_kernel", s.primary_kernel},
+            {"other_kernels", s.other_kernels}, {"repeats", s.repeats}, {"duration_ns_mean", s.duration_ns_mean}};
+    Json metrics = Json::object();
+    for (std::size_t m = 0; m < kMetricCount; ++m) {
+      const auto& sp = s.metrics[m];
+      const std::string key(signature::metric_table()[m].key);
+      if (sp.n == 0) {
+        metrics[key] = nullptr;
+        continue;
+      }
+      metrics[key] = {{"n", sp.n}, {"mean", sp.mean}, {"min", sp.min}, {"max", sp.max}, {"stddev", sp.stddev},
+                      {"spread_distance", sp.spread_distance}};
+    }
+    sj["metrics"] = metrics;
+    if (!s.d_to_reference.empty()) sj["d_to_reference"] = s.d_to_reference;
+    if (!s.d_between_repeats.empty()) sj["d_between_repeats"] = s.d_between_repeats;
+    j["segments"].push_back(sj);
+  }
+  return j;
+}
+
+std::string ProfileSummary::text() const {
+  std::ostringstream out;
+  out << "segment                                   kernel (primary)                                   dur us   D(ref)  D spread\n";
+  for (const auto& s : segments) {
+    std::string seg = s.segment.substr(0, 40);
+    seg.resize(42, ' ');
+    std::string kern = s.primary_kernel.substr(0, 48);
+    kern.resize(50, ' ');
+    out << seg << kern << " " << fmt(s.duration_ns_mean / 1000.0, 1);
+    if (!s.d_to_reference.empty()) {
+      const auto [lo, hi] = std::minmax_element(s.d_to_reference.begin(), s.d_to_reference.end());
+      out << "  " << fmt(median(s.d_to_reference)) << "  " << fmt(*hi - *lo);
+    }
+    out << "\n";
+  }
+  out << "noise: largest D between repeats of one kernel " << fmt(max_d_between_repeats, 5)
+      << ", largest spread of D to the reference " << fmt(max_d_spread, 5) << " (retention margin "
+      << fmt(retention_margin, 3) << ")\n";
+  return out.str();
+}
+
+}  // namespace vxsynth::gpu

@@ -1,0 +1,70 @@
+// From one ncu raw CSV and the harness's launch list to per-candidate signatures, the
+// distance of each candidate to the vendor kernel it replaces, and the run-to-run noise.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/json_io.h"
+#include "gpu/job.h"
+#include "signature/derive.h"
+#include "signature/distance.h"
+#include "signature/ncu_csv.h"
+#include "signature/signature.h"
+
+namespace vxsynth::gpu {
+
+// Every kernel ncu profiled for one launch group, longest first: kernels[0] is the one whose
+// signature stands for the group (the GEMM/conv, not cuDNN's layout transforms).
+struct ProfiledLaunch {
+  LaunchRecord launch;
+  std::vector<signature::KernelSignature> kernels;
+  const signature::KernelSignature& primary() const { return kernels.front(); }
+};
+
+struct ProfileMapping {
+  std::vector<ProfiledLaunch> launches;
+  std::string method;  // "stream id" or "stream order"
+};
+
+// Assigns each CSV row to the launch whose stream it ran on (by cudaStreamGetId, falling back
+// to the order of stream runs). WorkError naming the CSV when rows and launches do not match;
+// derive errors (a missing counter) propagate and name the counter.
+ProfileMapping map_profile(const signature::NcuTable& table, const std::vector<LaunchRecord>& launches,
+                           const signature::DeriveOptions& options);
+
+struct MetricSpread {
+  int n = 0;
+  double mean = 0, min = 0, max = 0, stddev = 0;
+  double spread_distance = 0;  // metric_distance(max, min): the spread in D's own units
+};
+
+struct SegmentSummary {
+  std::string segment, op, candidate;
+  std::string primary_kernel;
+  std::vector<std::string> other_kernels;
+  int repeats = 0;
+  std::array<MetricSpread, signature::kMetricCount> metrics{};
+  std::vector<double> d_to_reference;  // per repeat (empty for the reference itself or without one)
+  std::vector<double> d_between_repeats;  // D for every pair of repeats of this segment
+  double duration_ns_mean = 0;
+};
+
+struct ProfileSummary {
+  std::string mapping_method;
+  std::vector<SegmentSummary> segments;
+  double retention_margin = 0.005;
+  // Noise of D: largest D between two repeats of one kernel, and the largest spread (max - min)
+  // of a candidate's D to its reference over repeats.
+  double max_d_between_repeats = 0;
+  double max_d_spread = 0;
+  Json to_json() const;
+  std::string text() const;
+};
+
+ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature::DistanceConfig& config);
+
+// The ncu command line (argv) that profiles `harness job.json` with the project's metrics.
+std::vector<std::string> ncu_command(const std::string& ncu, const std::string& harness, const std::string& job);
+
+}  // namespace vxsynth::gpu

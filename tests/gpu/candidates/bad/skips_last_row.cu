@@ -1,0 +1,23 @@
+// Harness test (GPU): a linear that never writes the last output row. The poisoned output must
+// expose it as unwritten elements and the check must fail.
+#include "vxsynth_candidate.h"
+
+__global__ void linear_rows(const float* x, const float* w, float* y, long long M, long long N, long long K) {
+  const long long n = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  const long long m = blockIdx.y;
+  if (n >= N || m >= M - 1) return;  // the bug: row M-1 is skipped
+  float acc = 0.f;
+  for (long long k = 0; k < K; ++k) acc = fmaf(x[m * K + k], w[n * K + k], acc);
+  y[m * N + n] = acc;
+}
+
+extern "C" int vxsynth_candidate_launch(const vxsynth_problem* p, const vxsynth_buffers* b,
+                                        cudaStream_t stream) {
+  if (p->op_kind != VXSYNTH_OP_LINEAR || p->dtype != VXSYNTH_DTYPE_FP32 || p->has_bias || p->m > 65535) {
+    return VXSYNTH_LAUNCH_UNSUPPORTED;
+  }
+  const dim3 grid(static_cast<unsigned>((p->n + 127) / 128), static_cast<unsigned>(p->m));
+  linear_rows<<<grid, 128, 0, stream>>>(static_cast<const float*>(b->a), static_cast<const float*>(b->b),
+                                        static_cast<float*>(b->out), p->m, p->n, p->k);
+  return cudaPeekAtLastError() == cudaSuccess ? VXSYNTH_LAUNCH_OK : 2;
+}
