@@ -157,3 +157,15 @@ def test_suite_table_prints_every_reference(capsys):
     rows = [line for line in text.splitlines() if line.strip()[:2] in ("1 ", "2 ", "3 ", "4 ", "5 ")]
     assert len(rows) == 15
     assert suite_table.main(["--suite", str(SUITE), "--platform", "nowhere"]) == 2
+
+
+def test_capture_cli_reports_bad_input(tmp_path, vxsynth_bin, capsys):
+    assert capture.main(["--workload", "act", "--out", str(tmp_path), "--finalize", "--vxsynth", vxsynth_bin]) == 2
+    assert "--finalize needs context.json and ncu.csv" in capsys.readouterr().err
+    assert capture.main(["--workload", "act", "--config", "nope", "--out", str(tmp_path), "--skip-ncu",
+                         "--vxsynth", vxsynth_bin]) == 2
+    assert "unknown config 'nope'" in capsys.readouterr().err
+    (tmp_path / "context.json").write_text("{}")
+    (tmp_path / "ncu.csv").write_text("==PROF== nothing\n")
+    assert capture.main(["--workload", "act", "--out", str(tmp_path), "--finalize", "--vxsynth", vxsynth_bin]) == 2
+    assert "capture:" in capsys.readouterr().err

@@ -314,6 +314,16 @@ def stage_finalize(out: Path, suite: Path, vxsynth: str, ncu: str | None, quiet:
 
 
 def main(argv=None):
+    try:
+        return run(argv)
+    except (OSError, ValueError, KeyError, ncu_rows.NcuRowError, kineto.TraceError,
+            reference.ReferenceError, subprocess.SubprocessError) as e:
+        what = f"missing field {e} in the capture's files" if isinstance(e, KeyError) else str(e)
+        print(f"capture: {what}", file=sys.stderr)
+        return 2
+
+
+def run(argv=None):
     ap = argparse.ArgumentParser(prog="python3 -m vxsynth.capture", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workload", required=True, choices=sorted(models.WORKLOADS))
@@ -340,6 +350,8 @@ def main(argv=None):
     suite = Path(args.suite) if args.suite else out / "suite"
     vxsynth = find_vxsynth(args.vxsynth)
     if args.finalize:
+        if not (out / "context.json").is_file() or not (out / "ncu.csv").is_file():
+            raise OSError(f"{out}: --finalize needs context.json and ncu.csv from an earlier capture")
         for p in stage_finalize(out, suite, vxsynth, None):
             print(p)
         return 0

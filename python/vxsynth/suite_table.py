@@ -74,10 +74,11 @@ def render(refs, coverage) -> str:
         if c:
             lat = c.get("latency_ms", {}).get("median_after_first")
             secs = c.get("capture_seconds", {}).get("total")
+            lat_text = f"{lat:.1f} ms" if lat is not None else "n/a"
             lines.append(f"   top {c['top']} cover {100 * c['top_cumulative_share']:.1f}% of GPU kernel time "
                          f"({c['total_kernel_ns'] / 1e6:.2f} ms in {c['kernel_launches']} launches, "
-                         f"{c['hot_kernel_identities']} identities); eager latency "
-                         f"{lat:.1f} ms; capture took {secs} s" if lat is not None else "")
+                         f"{c['hot_kernel_identities']} identities); eager latency {lat_text}; "
+                         f"capture took {secs} s")
         rows = [header + [SHORT[m] for m in mids]]
         for r in rs:
             k, op = r["kernel"], r["op"]

@@ -25,7 +25,7 @@ class Workload:
     def config(self, name: str | None = None):
         name = name or self.module.DEFAULT_CONFIG
         if name not in self.module.CONFIGS:
-            raise KeyError(f"workload {self.name}: unknown config {name!r} "
+            raise ValueError(f"workload {self.name}: unknown config {name!r} "
                            f"(expected one of {sorted(self.module.CONFIGS)})")
         return self.module.CONFIGS[name]
 
@@ -53,5 +53,5 @@ WORKLOADS = {
 
 def get(name: str) -> Workload:
     if name not in WORKLOADS:
-        raise KeyError(f"unknown workload {name!r} (expected one of {sorted(WORKLOADS)})")
+        raise ValueError(f"unknown workload {name!r} (expected one of {sorted(WORKLOADS)})")
     return WORKLOADS[name]
