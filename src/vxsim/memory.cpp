@@ -108,11 +108,22 @@ void Memory::read(uint32_t addr, void* dst, size_t size) const {
 void Memory::set_access(uint32_t base, uint64_t size, Access access) {
   check_span(base, size, "acl");
   if (size == 0) return;
+  // The newest range wins where ranges overlap, so older ranges it covers entirely are dead:
+  // drop them, which keeps the list as long as the live buffers, not the allocation history.
+  std::erase_if(acl_, [&](const AclRange& r) { return r.base >= base && r.base + r.size <= base + size; });
   acl_.push_back({base, size, access});
   refresh_fast_pages(base >> kPageBits, static_cast<uint32_t>((base + size - 1) >> kPageBits));
 }
 
-void Memory::clear_access(uint32_t base, uint64_t size) { set_access(base, size, Access::kReadWrite); }
+void Memory::clear_access(uint32_t base, uint64_t size) {
+  set_access(base, size, Access::kReadWrite);
+  // An unrestricted range that overlaps no other range is the same as no range.
+  const AclRange& last = acl_.back();
+  const bool overlaps = std::any_of(acl_.begin(), acl_.end() - 1, [&](const AclRange& r) {
+    return r.base < last.base + last.size && last.base < r.base + r.size;
+  });
+  if (!overlaps) acl_.pop_back();
+}
 
 void Memory::clear_all_access() {
   acl_.clear();

@@ -95,3 +95,21 @@ TEST(Memory, WriteListenerSeesHostWrites) {
   EXPECT_EQ(seen_addr, 0x40000u);
   EXPECT_EQ(seen_size, 100u);
 }
+
+TEST(Memory, AclListStaysAsLongAsTheLiveRanges) {
+  Memory m;
+  for (uint32_t i = 0; i < 1000; ++i) {
+    const uint32_t base = 0x100000 + (i % 10) * 0x1000;
+    m.set_access(base, 0x1000, Access::kRead);
+    m.clear_access(base, 0x1000);
+  }
+  EXPECT_TRUE(m.acl().empty());
+  m.set_access(0x200000, 0x100, Access::kRead);
+  m.set_access(0x200000, 0x100, Access::kWrite);
+  ASSERT_EQ(m.acl().size(), 1u);
+  EXPECT_EQ(m.access_at(0x200010), Access::kWrite);
+  m.set_access(0x200040, 0x10, Access::kRead);   // inside: both kept
+  m.clear_access(0x200040, 0x10);               // overlaps the outer range: kept as an override
+  EXPECT_EQ(m.access_at(0x200040), Access::kReadWrite);
+  EXPECT_EQ(m.access_at(0x200000), Access::kWrite);
+}
