@@ -54,18 +54,25 @@ def fixed_properties(op: dict, launch: dict, signature: dict) -> dict:
         return p["value"] if p and p.get("check") != "contradicted" else None
 
     block = launch.get("block") or []
-    return {
+    role = op.get("kernel_role", "compute")
+    out = {
         "engine_class": signature.get("engine", {}).get("class", "unknown"),
         "engine_basis": signature.get("engine", {}).get("basis", ""),
+        "kernel_role": role,
         "data_types": {
             "inputs": op.get("dtypes", []),
-            "math": op.get("math"),
+            # A layout kernel moves the operator's data and does none of its arithmetic.
+            "math": op.get("math") if role == "compute" else "none (data movement)",
             "accumulator": read("accumulator_type"),
             "kernel_input": read("input_type"),
         },
         "block_size": math.prod(block) if block else None,
         "shape": op.get("gemm") or {"input_shapes": op.get("input_shapes", [])},
     }
+    if role == "layout_transform":
+        out["note"] = ("a data-layout kernel the library runs for this operator (e.g. cuDNN's NCHW -> NHWC of "
+                       "the input or weight); shape is the operator's")
+    return out
 
 
 def build_reference(*, workload: dict, platform: dict, hot: dict, op: dict, launch: dict,
