@@ -91,6 +91,7 @@ def build_reference(*, workload: dict, platform: dict, hot: dict, op: dict, laun
             "gpu_time_ns_per_inference": hot["gpu_time_ns"],
             "mean_ns": hot["mean_ns"],
             "median_ns": hot["median_ns"],
+            "launch_configs": hot.get("launch_configs", []),
             "profiled_instance": profiled,
         },
         "op": op,
