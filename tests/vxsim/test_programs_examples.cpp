@@ -118,7 +118,7 @@ TEST_P(Examples, PrintfFromManyThreads) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, Examples, ::testing::ValuesIn(kShapes),
-                         [](const ::testing::TestParamInfo<Shape>& info) { return describe(info.param); });
+                         [](const ::testing::TestParamInfo<Shape>& param_info) { return describe(param_info.param); });
 
 TEST(ExamplesElf, HostProgramLoadsTheElfToo) {
   const ProcessResult r = run({example_dir("vecadd") + "/vecadd", "-n", "21", "-k", example_kernel("vecadd", ".elf")});

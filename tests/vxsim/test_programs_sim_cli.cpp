@@ -151,7 +151,7 @@ TEST_F(SimCli, ExitCodeIsTheKernels) {
 TEST_F(SimCli, FaultPrintsTheReportAndExitsOne) {
   const std::string source = write_source("diverge.cpp",
                                           "#include <vx_spawn.h>\n"
-                                          "static int out[64];\n"
+                                          "int out[64];  // visible: the stores must stay\n"
                                           "static void body(void*) {\n"
                                           "  if (threadIdx.x + blockIdx.x * blockDim.x < 3) {  // lanes disagree\n"
                                           "    out[blockIdx.x] = 1;\n"

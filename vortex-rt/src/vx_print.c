@@ -1,7 +1,9 @@
 // Kernel console output. Characters go to the IO console slot of the calling hardware
 // thread (IO_COUT_ADDR + hartid % IO_COUT_SIZE, byte stores only); picolibc's stdout is
 // bound to it so printf works on a single thread. vx_printf serialises the warp's lanes
-// (vx_serial), because formatting branches on each lane's own arguments.
+// (vx_serial), because formatting branches on each lane's own arguments, and holds a
+// device-wide lock while it prints: with more than 64 hardware threads several share a
+// slot, and their lines would otherwise interleave character by character.
 #include <stdint.h>
 #include <stdio.h>
 #include <vx_intrinsics.h>
@@ -19,6 +21,16 @@ static FILE vx_console = FDEV_SETUP_STREAM(console_put, NULL, NULL, _FDEV_SETUP_
 FILE* const stdout = &vx_console;
 FILE* const stderr = &vx_console;
 
+static volatile uint32_t console_lock;  // .bss: zero at start
+
+// Only one lane runs these (inside vx_serial), so spinning is warp-uniform.
+static void lock_console(void) {
+  while (__atomic_exchange_n(&console_lock, 1u, __ATOMIC_ACQUIRE) != 0) {
+  }
+}
+
+static void unlock_console(void) { __atomic_store_n(&console_lock, 0u, __ATOMIC_RELEASE); }
+
 typedef struct {
   const char* format;
   va_list* args;
@@ -27,7 +39,9 @@ typedef struct {
 
 static void vprintf_on_lane(const void* p) {
   vprintf_job_t* job = (vprintf_job_t*)p;
+  lock_console();
   job->written = vfprintf(stdout, job->format, *job->args);
+  unlock_console();
 }
 
 int vx_vprintf(const char* format, va_list va) {
@@ -64,8 +78,10 @@ static void putint_on_lane(const void* p) {
     digits[n++] = "0123456789abcdef"[magnitude % (unsigned)base];
     magnitude /= (unsigned)base;
   } while (magnitude != 0);
+  lock_console();
   if (job->value < 0 && job->base == 10) console_put('-', stdout);
   while (n > 0) console_put(digits[--n], stdout);
+  unlock_console();
 }
 
 void vx_putint(int value, int base) {
@@ -80,7 +96,9 @@ typedef struct {
 
 static void putfloat_on_lane(const void* p) {
   const putfloat_job_t* job = (const putfloat_job_t*)p;
+  lock_console();
   fprintf(stdout, "%.*f", job->precision, (double)job->value);
+  unlock_console();
 }
 
 void vx_putfloat(float value, int precision) {
