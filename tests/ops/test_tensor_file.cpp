@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "common/error.h"
 #include "ops/inputs.h"
@@ -129,4 +130,22 @@ TEST(TensorFile, BadFilesGiveClearErrors) {
   expect_error(bad, "shape");
 
   expect_error(temp_path("missing.tensor"), "cannot open");
+}
+
+// Files written by python/vxsynth/tensor_file.py (tests/data/ops/interop_py_*.tensor) read here
+// bit for bit: the same values rounded by the C++ conversions, poison at the last element.
+TEST(TensorFile, ReadsFilesWrittenByPython) {
+  const float vals[8] = {1.0f, -2.5f, 0.1f, 65519.0f, 1e-8f, -0.0f, 3.0e38f, std::numeric_limits<float>::infinity()};
+  for (DType t : {DType::f32, DType::bf16, DType::f16}) {
+    const Tensor x = read_tensor_file("data/ops/interop_py_" + to_string(t) + ".tensor");
+    ASSERT_EQ(x.shape(), (Shape{3, 3}));
+    ASSERT_EQ(x.dtype(), t);
+    EXPECT_EQ(*x.seed(), 12345678901234567ull);
+    Tensor mine(t, {3, 3});
+    for (int i = 0; i < 8; ++i) {
+      mine.set(i, vals[i]);
+      EXPECT_EQ(x.bits(i), mine.bits(i)) << to_string(t) << " element " << i;
+    }
+    EXPECT_TRUE(x.is_poison(8));
+  }
 }
