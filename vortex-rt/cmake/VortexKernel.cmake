@@ -14,7 +14,7 @@ function(vortex_rt_library)
   enable_language(ASM)
   file(GLOB sources CONFIGURE_DEPENDS ${VORTEX_RT_DIR}/src/*.c ${VORTEX_RT_DIR}/src/*.S)
   add_library(vortexrt STATIC ${sources})
-  target_include_directories(vortexrt PUBLIC ${VORTEX_RT_DIR}/include PRIVATE ${VORTEX_RT_DIR}/src)
+  target_include_directories(vortexrt PUBLIC ${VORTEX_RT_DIR}/include ${VORTEX_RT_DIR}/extra PRIVATE ${VORTEX_RT_DIR}/src)
   set_target_properties(vortexrt PROPERTIES ARCHIVE_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 endfunction()
 

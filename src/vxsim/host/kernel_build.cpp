@@ -228,6 +228,7 @@ KernelBuildResult build_kernel(const KernelBuildOptions& options) {
     append(argv, kCommonFlags);
     if (language == Language::kCxx) append(argv, kCxxFlags);
     argv.push_back("-I" + runtime_include.string());
+    argv.push_back("-I" + (runtime / "extra").string());
     if (is_runtime) {
       argv.push_back("-I" + runtime_src.string());
     } else {

@@ -1,5 +1,6 @@
-// Branch-free helpers for kernels built with GCC (vxsynth's own header, not a Vortex API;
-// header-only, so it travels with kernels to a real Vortex tree).
+// Branch-free helpers for kernels built with GCC (vxsynth's own header, not a Vortex API).
+// It lives in vortex-rt/extra, apart from the Vortex-named headers, so a real Vortex build can
+// add `-I<vxsynth>/vortex-rt/extra` without shadowing Vortex's own vx_*.h.
 //
 // GCC inserts no split/join, so a lane-dependent condition must not become a branch. GCC
 // turns innocent code into branches: `c ? a : b`, min/max, and even (a < n) & (b < n),
