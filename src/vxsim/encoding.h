@@ -148,9 +148,9 @@
   X(shfl_bfly, "shfl.bfly", 0x0200600b, 0xfe00707f, Vortex, Sfu, Warp, R) \
   X(shfl_idx,  "shfl.idx",  0x0200700b, 0xfe00707f, Vortex, Sfu, Warp, R)
 
-// Tensor unit (vortex-isa.md §5): decoded and disassembled; execution is the next issue.
+// Tensor unit (vortex-isa.md §5, Vortex 2.x formats and register binding).
 #define VXSIM_VORTEX_TCU(X) \
-  X(wmma,      "wmma",      0x0400000b, 0xfe00707f, VortexTcu, Tensor, Unsupported, Wmma)
+  X(wmma,      "wmma",      0x0400000b, 0xfe00707f, VortexTcu, Tensor, Warp, Wmma)
 
 // Vortex 3.x only: recognised so that a v3 kernel gets a clear "unsupported" fault.
 #define VXSIM_VORTEX_V3(X) \

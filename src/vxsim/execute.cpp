@@ -9,6 +9,7 @@
 
 #include "vxsim/core.h"
 #include "vxsim/simulator.h"
+#include "vxsim/tensor.h"
 #include "vxsim/trace.h"
 
 namespace vxsynth::vxsim {
@@ -249,7 +250,7 @@ void exec_unsupported(Core&, Warp&, Decoded& d) {
   const InsnInfo& info = insn_table()[static_cast<size_t>(d.id)];
   Core::trap(FaultKind::kUnsupportedInstruction,
              std::string(info.mnemonic) + " (extension " + extension_name(info.extension) + ") is not executed by vxsim" +
-                 (info.extension == Extension::VortexTcu ? " yet (tensor unit)" : " (Vortex 2.x is the target)"));
+                 " (Vortex 2.x is the target)");
 }
 
 void exec_illegal(Core&, Warp&, Decoded& d) {

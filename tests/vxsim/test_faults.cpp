@@ -36,10 +36,10 @@ TEST(Faults, IllegalInstructionNamesWordAndGuess) {
   EXPECT_EQ(r.thread_mask, 1u);
 }
 
-TEST(Faults, TensorInstructionIsUnsupportedNotIllegal) {
+TEST(Faults, Vortex3InstructionIsUnsupportedNotIllegal) {
   FaultReport r = run_fault(1);
   EXPECT_EQ(r.kind, FaultKind::kUnsupportedInstruction);
-  EXPECT_TRUE(contains(r.message, "wmma")) << r.message;
+  EXPECT_TRUE(contains(r.message, "wsync")) << r.message;
 }
 
 TEST(Faults, MisalignedLoadAndStore) {

@@ -67,6 +67,12 @@ TEST(Insns, EveryExecutableInstructionIsExercised) {
     sim.write_dcr(kDcrStartupArg0, c);
     sim.run();
   }
+  {
+    Simulator sim(make_config(1, 1, 4));
+    sim.set_instruction_consumer(&rec);
+    sim.load_program(program_path("wmma"));
+    sim.run();
+  }
   for (uint32_t c : {15u, 22u}) {  // ecall, ebreak
     Simulator sim;
     sim.set_instruction_consumer(&rec);

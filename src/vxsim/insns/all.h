@@ -115,3 +115,4 @@
 #include "vxsim/insns/shfl_down.h"
 #include "vxsim/insns/shfl_bfly.h"
 #include "vxsim/insns/shfl_idx.h"
+#include "vxsim/insns/wmma.h"

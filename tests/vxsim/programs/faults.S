@@ -23,7 +23,7 @@ cases:
 f_illegal:
   .word 0x0000707b                  // custom-3: nothing is encoded there
 f_unsupported:
-  .insn r 0x0b, 0, 2, x1, x1, x0    // wmma fp16 -> fp32 (tensor unit)
+  .insn r 0x0b, 7, 0, x0, x0, x0    // wsync (Vortex 3.x only)
 f_misaligned_load:
   li a0, 0x00200000
   lw a1, 2(a0)
