@@ -115,6 +115,19 @@ TEST_F(SimCli, IntrinsicsSelfCheckPasses) {
   }
 }
 
+// vx_spawn_threads' mapping of 3-D grids and blocks, local memory slices and barriers.
+TEST_F(SimCli, CtaIndexMappingLocalMemoryAndBarriers) {
+  const std::string kernel = built("cta");
+  for (const char* shape : {"1,4,4", "2,2,8", "1,1,1", "3,8,2", "2,4,32", "1,16,1", "4,32,4"}) {
+    int c = 0, w = 0, t = 0;
+    ASSERT_EQ(std::sscanf(shape, "%d,%d,%d", &c, &w, &t), 3);
+    const ProcessResult r = sim_run({kernel, "--cores", std::to_string(c), "--warps", std::to_string(w), "--threads",
+                                     std::to_string(t), "--plain-console"});
+    EXPECT_EQ(r.status, 0) << shape << "\n" << r.output;
+    EXPECT_EQ(last_line(r.output), "cta: 0 of 5 launches wrong") << shape << "\n" << r.output;
+  }
+}
+
 TEST_F(SimCli, PerfEndsWithVortexSummaryOfThreadInstructions) {
   const std::string kernel = built("hello");
   const ProcessResult text = sim_run({kernel, "--perf", "--cores", "2"});
