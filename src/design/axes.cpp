@@ -1,0 +1,152 @@
+#include "design/axes.h"
+
+#include <array>
+#include <utility>
+
+namespace vxsynth::design {
+namespace {
+
+template <typename E>
+struct Names;
+
+template <>
+struct Names<Staging> {
+  static constexpr std::array<std::pair<Staging, const char*>, 4> table{
+      {{Staging::kNone, "none"}, {Staging::kA, "a"}, {Staging::kB, "b"}, {Staging::kAB, "ab"}}};
+};
+template <>
+struct Names<ReadOnce> {
+  static constexpr std::array<std::pair<ReadOnce, const char*>, 3> table{{{ReadOnce::kDefault, "default"},
+                                                                          {ReadOnce::kReadOnly, "read_only"},
+                                                                          {ReadOnce::kStreaming, "streaming"}}};
+};
+template <>
+struct Names<LaneMap> {
+  static constexpr std::array<std::pair<LaneMap, const char*>, 2> table{
+      {{LaneMap::kForward, "forward"}, {LaneMap::kReversed, "reversed"}}};
+};
+template <>
+struct Names<Prefetch> {
+  static constexpr std::array<std::pair<Prefetch, const char*>, 3> table{{{Prefetch::kNone, "none"},
+                                                                          {Prefetch::kRegisters, "registers"},
+                                                                          {Prefetch::kDoubleBuffer, "double_buffer"}}};
+};
+template <>
+struct Names<Fragment> {
+  static constexpr std::array<std::pair<Fragment, const char*>, 5> table{{{Fragment::kNone, "none"},
+                                                                          {Fragment::kM16N16K16, "m16n16k16"},
+                                                                          {Fragment::kM32N8K16, "m32n8k16"},
+                                                                          {Fragment::kM8N32K16, "m8n32k16"},
+                                                                          {Fragment::kM16N16K8, "m16n16k8"}}};
+};
+template <>
+struct Names<ActivationPlacement> {
+  static constexpr std::array<std::pair<ActivationPlacement, const char*>, 2> table{
+      {{ActivationPlacement::kFused, "fused"}, {ActivationPlacement::kStripped, "stripped"}}};
+};
+template <>
+struct Names<Boundary> {
+  static constexpr std::array<std::pair<Boundary, const char*>, 3> table{{{Boundary::kGuarded, "guarded"},
+                                                                          {Boundary::kPadded, "padded"},
+                                                                          {Boundary::kUniformBranch, "uniform_branch"}}};
+};
+template <>
+struct Names<KRange> {
+  static constexpr std::array<std::pair<KRange, const char*>, 2> table{
+      {{KRange::kGeneric, "generic"}, {KRange::kFixed, "fixed"}}};
+};
+
+template <typename E>
+std::string name_of(E v) {
+  for (const auto& [value, name] : Names<E>::table) {
+    if (value == v) return name;
+  }
+  return "?";
+}
+
+template <typename E>
+bool parse_name(const std::string& s, E& out) {
+  for (const auto& [value, name] : Names<E>::table) {
+    if (s == name) {
+      out = value;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string to_string(Staging v) { return name_of(v); }
+std::string to_string(ReadOnce v) { return name_of(v); }
+std::string to_string(LaneMap v) { return name_of(v); }
+std::string to_string(Prefetch v) { return name_of(v); }
+std::string to_string(Fragment v) { return name_of(v); }
+std::string to_string(ActivationPlacement v) { return name_of(v); }
+std::string to_string(Boundary v) { return name_of(v); }
+std::string to_string(KRange v) { return name_of(v); }
+
+bool parse(const std::string& s, Staging& out) { return parse_name(s, out); }
+bool parse(const std::string& s, ReadOnce& out) { return parse_name(s, out); }
+bool parse(const std::string& s, LaneMap& out) { return parse_name(s, out); }
+bool parse(const std::string& s, Prefetch& out) { return parse_name(s, out); }
+bool parse(const std::string& s, Fragment& out) { return parse_name(s, out); }
+bool parse(const std::string& s, ActivationPlacement& out) { return parse_name(s, out); }
+bool parse(const std::string& s, Boundary& out) { return parse_name(s, out); }
+bool parse(const std::string& s, KRange& out) { return parse_name(s, out); }
+
+template <typename E>
+const std::vector<E>& all_values() {
+  static const std::vector<E> values = [] {
+    std::vector<E> v;
+    for (const auto& entry : Names<E>::table) v.push_back(entry.first);
+    return v;
+  }();
+  return values;
+}
+
+template <typename E>
+std::string value_list() {
+  std::string out;
+  for (const auto& entry : Names<E>::table) {
+    if (!out.empty()) out += ", ";
+    out += entry.second;
+  }
+  return out;
+}
+
+#define VXSYNTH_DESIGN_INSTANTIATE(E)        \
+  template const std::vector<E>& all_values<E>(); \
+  template std::string value_list<E>();
+VXSYNTH_DESIGN_INSTANTIATE(Staging)
+VXSYNTH_DESIGN_INSTANTIATE(ReadOnce)
+VXSYNTH_DESIGN_INSTANTIATE(LaneMap)
+VXSYNTH_DESIGN_INSTANTIATE(Prefetch)
+VXSYNTH_DESIGN_INSTANTIATE(Fragment)
+VXSYNTH_DESIGN_INSTANTIATE(ActivationPlacement)
+VXSYNTH_DESIGN_INSTANTIATE(Boundary)
+VXSYNTH_DESIGN_INSTANTIATE(KRange)
+#undef VXSYNTH_DESIGN_INSTANTIATE
+
+FragmentShape fragment_shape(Fragment f) {
+  switch (f) {
+    case Fragment::kM16N16K16: return {16, 16, 16};
+    case Fragment::kM32N8K16: return {32, 8, 16};
+    case Fragment::kM8N32K16: return {8, 32, 16};
+    case Fragment::kM16N16K8: return {16, 16, 8};
+    case Fragment::kNone: break;
+  }
+  return {};
+}
+
+bool staged_a(Staging s) { return s == Staging::kA || s == Staging::kAB; }
+bool staged_b(Staging s) { return s == Staging::kB || s == Staging::kAB; }
+
+const std::vector<std::string>& axis_names() {
+  static const std::vector<std::string> names = {
+      "shared_staging", "read_once",  "lane_mapping", "tile",     "register_tile", "prefetch",
+      "tensor_core",    "activation", "split_k",      "warps",    "boundary",      "k_range"};
+  return names;
+}
+
+}  // namespace vxsynth::design

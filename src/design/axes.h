@@ -1,0 +1,109 @@
+// The twelve optimization axes of a design point (docs/design-space.md). Each axis is a small
+// type whose values are scoped enums or small integers; each value selects exactly one
+// component in the CUDA and the Vortex emitters (src/codegen).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vxsynth::design {
+
+// 1. Shared-memory staging: which operands are copied through shared (CUDA) / local (Vortex)
+//    memory tiles before the mainloop reads them.
+enum class Staging { kNone, kA, kB, kAB };
+
+// 2. Read-once staging: the cache-residency policy of operand loads that are read once.
+//    kDefault = ordinary loads, kReadOnly = the non-coherent read-only path (__ldg),
+//    kStreaming = evict-first streaming loads (__ldcs).
+enum class ReadOnce { kDefault, kReadOnly, kStreaming };
+
+// 3. Lane-contiguous mapping of one operand's global loads: kForward = consecutive threads
+//    read consecutive addresses (the operand's contiguous dimension), kReversed = consecutive
+//    threads walk the other dimension.
+enum class LaneMap { kForward, kReversed };
+
+// 4. Tile dimensions of one block: m x n outputs, k reduction step.
+struct Tile {
+  int m = 64, n = 64, k = 8;
+  bool operator==(const Tile&) const = default;
+};
+
+// 5. Register tiling / ILP: outputs per thread (SIMT) or WMMA fragments per warp (tensor core),
+//    m x n.
+struct RegisterTile {
+  int m = 4, n = 4;
+  bool operator==(const RegisterTile&) const = default;
+};
+
+// 6. Software prefetching (instead of async copies): kRegisters = the next k-tile is loaded
+//    into registers while the current one is computed; kDoubleBuffer = it is stored into the
+//    second of two shared/local tiles.
+enum class Prefetch { kNone, kRegisters, kDoubleBuffer };
+
+// 7. Tensor-core lowering: the WMMA fragment shape (kNone = SIMT FMA). k16 shapes carry
+//    bf16/fp16 operands, m16n16k8 carries tf32.
+enum class Fragment { kNone, kM16N16K16, kM32N8K16, kM8N32K16, kM16N16K8 };
+
+// 8. Fused-activation stripping: the GEMM epilogue applies the activation (kFused) or a
+//    separate elementwise pass does (kStripped).
+enum class ActivationPlacement { kFused, kStripped };
+
+// 9. Split-K without atomics: the number of K slices (1 = none); > 1 writes partial sums and
+//    a reduction pass adds them.
+// (an int in DesignPoint::split_k)
+
+// 10. Per-block decomposition: the warp arrangement inside the fixed block, m x n warps.
+struct WarpArrangement {
+  int m = 2, n = 2;
+  bool operator==(const WarpArrangement&) const = default;
+};
+
+// 11. Boundary handling: kGuarded = every global access is predicated; kPadded = a pre-pass
+//     copies the operands into zero-padded tile multiples so the mainloop has no predicates;
+//     kUniformBranch = interior blocks take an unpredicated path, edge blocks the predicated
+//     one (the branch is uniform over the block).
+enum class Boundary { kGuarded, kPadded, kUniformBranch };
+
+// 12. Generic K range: K read at run time (kGeneric) or compiled in as a constant (kFixed).
+enum class KRange { kGeneric, kFixed };
+
+// Names as written in design.json and procedural names.
+std::string to_string(Staging v);
+std::string to_string(ReadOnce v);
+std::string to_string(LaneMap v);
+std::string to_string(Prefetch v);
+std::string to_string(Fragment v);
+std::string to_string(ActivationPlacement v);
+std::string to_string(Boundary v);
+std::string to_string(KRange v);
+
+// Parsers: false when the name is unknown.
+bool parse(const std::string& s, Staging& out);
+bool parse(const std::string& s, ReadOnce& out);
+bool parse(const std::string& s, LaneMap& out);
+bool parse(const std::string& s, Prefetch& out);
+bool parse(const std::string& s, Fragment& out);
+bool parse(const std::string& s, ActivationPlacement& out);
+bool parse(const std::string& s, Boundary& out);
+bool parse(const std::string& s, KRange& out);
+
+// All values of an enum axis, in domain order (neighbours step along this order).
+template <typename E>
+const std::vector<E>& all_values();
+
+// The names of all values, for error messages ("one of a, b, c").
+template <typename E>
+std::string value_list();
+
+// Fragment geometry (0 for kNone).
+struct FragmentShape {
+  int m = 0, n = 0, k = 0;
+};
+FragmentShape fragment_shape(Fragment f);
+bool staged_a(Staging s);
+bool staged_b(Staging s);
+
+// The axis names, in the order of ARCHITECTURE.md.
+const std::vector<std::string>& axis_names();
+
+}  // namespace vxsynth::design

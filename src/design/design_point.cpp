@@ -1,0 +1,256 @@
+#include "design/design_point.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "common/error.h"
+#include "design/validity.h"
+
+namespace vxsynth::design {
+
+std::string to_string(EngineClass e) { return e == EngineClass::kSimt ? "simt" : "tensor_core"; }
+
+bool parse(const std::string& s, EngineClass& out) {
+  if (s == "simt") {
+    out = EngineClass::kSimt;
+    return true;
+  }
+  if (s == "tensor_core" || s == "tensor") {
+    out = EngineClass::kTensorCore;
+    return true;
+  }
+  return false;
+}
+
+bool same_axes(const DesignPoint& a, const DesignPoint& b) {
+  return a.staging == b.staging && a.read_once == b.read_once && a.lane_a == b.lane_a && a.lane_b == b.lane_b &&
+         a.tile == b.tile && a.register_tile == b.register_tile && a.prefetch == b.prefetch &&
+         a.fragment == b.fragment && a.activation == b.activation && a.split_k == b.split_k &&
+         a.warps == b.warps && a.boundary == b.boundary && a.k_range == b.k_range && a.vortex == b.vortex;
+}
+
+namespace {
+char lane_letter(LaneMap l) { return l == LaneMap::kForward ? 'f' : 'r'; }
+}  // namespace
+
+std::string procedural_name(const DesignPoint& d) {
+  std::ostringstream s;
+  s << ops::to_string(d.op.kind) << '_' << ops::to_string(d.fixed.precision) << '_' << to_string(d.fixed.engine)
+    << "_b" << d.fixed.block_size << "_t" << d.tile.m << 'x' << d.tile.n << 'x' << d.tile.k << "_r"
+    << d.register_tile.m << 'x' << d.register_tile.n << "_w" << d.warps.m << 'x' << d.warps.n << "_s"
+    << to_string(d.staging) << '_' << lane_letter(d.lane_a) << lane_letter(d.lane_b) << "_p"
+    << to_string(d.prefetch) << '_' << (d.fragment == Fragment::kNone ? "fma" : to_string(d.fragment)) << "_ro-"
+    << to_string(d.read_once) << "_sk" << d.split_k << '_' << to_string(d.boundary) << "_k"
+    << (d.k_range == KRange::kGeneric ? "gen" : "fix") << "_act-" << to_string(d.activation);
+  return s.str();
+}
+
+BlockGeometry block_geometry(const DesignPoint& d) {
+  BlockGeometry g;
+  g.warps = d.fixed.block_size / 32;
+  if (d.warps.m > 0 && d.warps.n > 0) {
+    g.warp_tile_m = d.tile.m / d.warps.m;
+    g.warp_tile_n = d.tile.n / d.warps.n;
+  }
+  if (d.fragment == Fragment::kNone && d.register_tile.m > 0 && d.register_tile.n > 0) {
+    g.threads_m = d.tile.m / d.register_tile.m;
+    g.threads_n = d.tile.n / d.register_tile.n;
+    if (d.warps.m > 0 && d.warps.n > 0) {
+      g.lanes_m = g.threads_m / d.warps.m;
+      g.lanes_n = g.threads_n / d.warps.n;
+    }
+  }
+  return g;
+}
+
+int cuda_tile_element_bytes(const DesignPoint& d) {
+  if (d.fragment == Fragment::kNone) return 4;  // SIMT tiles hold fp32 values
+  return d.fragment == Fragment::kM16N16K8 ? 4 : 2;
+}
+
+int fragment_tile_ld(const DesignPoint& d) {
+  // A 16-byte pad staggers the banks and keeps every fragment row 32-byte aligned.
+  return d.tile.k + 16 / cuda_tile_element_bytes(d);
+}
+
+int epilogue_tile_ld(const DesignPoint& d) { return d.tile.n + 4; }
+
+std::int64_t cuda_shared_bytes(const DesignPoint& d) {
+  const std::int64_t buffers = d.prefetch == Prefetch::kDoubleBuffer ? 2 : 1;
+  if (d.fragment == Fragment::kNone) {
+    std::int64_t per_buffer = 0;
+    if (staged_a(d.staging)) per_buffer += std::int64_t(d.tile.k) * d.tile.m * 4;
+    if (staged_b(d.staging)) per_buffer += std::int64_t(d.tile.k) * d.tile.n * 4;
+    return per_buffer * buffers;
+  }
+  const std::int64_t mainloop =
+      buffers * std::int64_t(d.tile.m + d.tile.n) * fragment_tile_ld(d) * cuda_tile_element_bytes(d);
+  const std::int64_t epilogue = std::int64_t(d.tile.m) * epilogue_tile_ld(d) * 4;
+  return std::max(mainloop, epilogue);  // the two never live at once
+}
+
+std::int64_t vortex_local_bytes(const DesignPoint& d) { return cuda_shared_bytes(d); }
+
+int vortex_blocks_per_core(const DesignPoint& d) {
+  const int warps_per_block = (d.fixed.block_size + d.vortex.threads - 1) / std::max(1, d.vortex.threads);
+  return warps_per_block > 0 ? d.vortex.warps / warps_per_block : 0;
+}
+
+// ---- JSON ----
+
+namespace {
+
+void reject_unknown(const Json& j, const std::set<std::string>& known, const std::string& file,
+                    const std::string& where) {
+  if (!j.is_object()) throw InputError(file, where, "must be an object");
+  for (const auto& item : j.items()) {
+    if (!known.count(item.key())) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw InputError(file, (where.empty() ? "" : where + ".") + item.key(), "unknown field (expected one of " + list + ")");
+    }
+  }
+}
+
+int get_int(const Json& j, const std::string& key, const std::string& file, const std::string& where) {
+  const std::string field = where.empty() ? key : where + "." + key;
+  if (!j.contains(key)) throw InputError(file, field, "missing");
+  if (!j.at(key).is_number_integer()) throw InputError(file, field, "must be an integer");
+  const auto v = j.at(key).get<std::int64_t>();
+  if (v < 0 || v > (1 << 30)) throw InputError(file, field, "out of range: " + std::to_string(v));
+  return static_cast<int>(v);
+}
+
+template <typename E>
+std::string names_of() {
+  return value_list<E>();
+}
+template <>
+std::string names_of<EngineClass>() {
+  return "simt, tensor_core";
+}
+
+template <typename E>
+E get_enum(const Json& j, const std::string& key, const std::string& file, const std::string& where) {
+  const std::string field = where.empty() ? key : where + "." + key;
+  if (!j.contains(key)) throw InputError(file, field, "missing");
+  if (!j.at(key).is_string()) throw InputError(file, field, "must be a string (one of " + names_of<E>() + ")");
+  E out{};
+  if (!parse(j.at(key).get<std::string>(), out)) {
+    throw InputError(file, field, "unknown value \"" + j.at(key).get<std::string>() + "\" (expected one of " + names_of<E>() + ")");
+  }
+  return out;
+}
+
+Json pair_json(int m, int n) { return Json{{"m", m}, {"n", n}}; }
+
+}  // namespace
+
+Json design_to_json(const DesignPoint& d) {
+  Json j;
+  j["schema"] = schema_id(kDesignSchemaKind, kDesignSchemaVersion);
+  j["name"] = procedural_name(d);
+  j["reference"] = d.reference.empty() ? Json(nullptr) : Json(d.reference);
+  j["op"] = ops::op_spec_to_json(d.op);
+  j["fixed"] = {{"engine_class", to_string(d.fixed.engine)},
+                {"precision", ops::to_string(d.fixed.precision)},
+                {"block_size", d.fixed.block_size},
+                {"shape", {{"batch", d.fixed.shape.batch}, {"M", d.fixed.shape.m}, {"N", d.fixed.shape.n}, {"K", d.fixed.shape.k}}}};
+  j["vortex"] = {{"cores", d.vortex.cores},
+                 {"warps", d.vortex.warps},
+                 {"threads", d.vortex.threads},
+                 {"local_mem_bytes", d.vortex.local_mem_bytes}};
+  Json a;
+  a["shared_staging"] = to_string(d.staging);
+  a["read_once"] = to_string(d.read_once);
+  a["lane_mapping"] = {{"a", to_string(d.lane_a)}, {"b", to_string(d.lane_b)}};
+  a["tile"] = {{"m", d.tile.m}, {"n", d.tile.n}, {"k", d.tile.k}};
+  a["register_tile"] = pair_json(d.register_tile.m, d.register_tile.n);
+  a["prefetch"] = to_string(d.prefetch);
+  a["tensor_core"] = to_string(d.fragment);
+  a["activation"] = to_string(d.activation);
+  a["split_k"] = d.split_k;
+  a["warps"] = pair_json(d.warps.m, d.warps.n);
+  a["boundary"] = to_string(d.boundary);
+  a["k_range"] = to_string(d.k_range);
+  j["axes"] = a;
+  return j;
+}
+
+DesignPoint design_from_json(const Json& j, const std::string& file) {
+  require_schema(j, kDesignSchemaKind, kDesignSchemaVersion, file);
+  reject_unknown(j, {"schema", "name", "reference", "op", "fixed", "vortex", "axes"}, file, "");
+  DesignPoint d;
+  if (j.contains("reference") && !j.at("reference").is_null()) {
+    if (!j.at("reference").is_string()) throw InputError(file, "reference", "must be a string or null");
+    d.reference = j.at("reference").get<std::string>();
+  }
+  if (!j.contains("op")) throw InputError(file, "op", "missing");
+  d.op = ops::op_spec_from_json(j.at("op"), file + " (field op)");
+
+  if (!j.contains("fixed")) throw InputError(file, "fixed", "missing");
+  const Json& f = j.at("fixed");
+  reject_unknown(f, {"engine_class", "precision", "block_size", "shape"}, file, "fixed");
+  d.fixed.engine = get_enum<EngineClass>(f, "engine_class", file, "fixed");
+  const auto precision = get_field<std::string>(f, "precision", file);
+  if (!ops::parse_precision_path(precision, d.fixed.precision)) {
+    throw InputError(file, "fixed.precision", "unknown precision \"" + precision + "\" (fp32, tf32, bf16, fp16)");
+  }
+  d.fixed.block_size = get_int(f, "block_size", file, "fixed");
+  if (!f.contains("shape")) throw InputError(file, "fixed.shape", "missing");
+  const Json& s = f.at("shape");
+  reject_unknown(s, {"batch", "M", "N", "K"}, file, "fixed.shape");
+  d.fixed.shape.batch = get_int(s, "batch", file, "fixed.shape");
+  d.fixed.shape.m = get_int(s, "M", file, "fixed.shape");
+  d.fixed.shape.n = get_int(s, "N", file, "fixed.shape");
+  d.fixed.shape.k = get_int(s, "K", file, "fixed.shape");
+
+  if (!j.contains("vortex")) throw InputError(file, "vortex", "missing");
+  const Json& v = j.at("vortex");
+  reject_unknown(v, {"cores", "warps", "threads", "local_mem_bytes"}, file, "vortex");
+  d.vortex.cores = get_int(v, "cores", file, "vortex");
+  d.vortex.warps = get_int(v, "warps", file, "vortex");
+  d.vortex.threads = get_int(v, "threads", file, "vortex");
+  d.vortex.local_mem_bytes = get_int(v, "local_mem_bytes", file, "vortex");
+
+  if (!j.contains("axes")) throw InputError(file, "axes", "missing");
+  const Json& a = j.at("axes");
+  std::set<std::string> names(axis_names().begin(), axis_names().end());
+  reject_unknown(a, names, file, "axes");
+  for (const auto& name : axis_names()) {
+    if (!a.contains(name)) throw InputError(file, "axes." + name, "missing");
+  }
+  d.staging = get_enum<Staging>(a, "shared_staging", file, "axes");
+  d.read_once = get_enum<ReadOnce>(a, "read_once", file, "axes");
+  const Json& lanes = a.at("lane_mapping");
+  reject_unknown(lanes, {"a", "b"}, file, "axes.lane_mapping");
+  d.lane_a = get_enum<LaneMap>(lanes, "a", file, "axes.lane_mapping");
+  d.lane_b = get_enum<LaneMap>(lanes, "b", file, "axes.lane_mapping");
+  const Json& t = a.at("tile");
+  reject_unknown(t, {"m", "n", "k"}, file, "axes.tile");
+  d.tile = {get_int(t, "m", file, "axes.tile"), get_int(t, "n", file, "axes.tile"), get_int(t, "k", file, "axes.tile")};
+  const Json& r = a.at("register_tile");
+  reject_unknown(r, {"m", "n"}, file, "axes.register_tile");
+  d.register_tile = {get_int(r, "m", file, "axes.register_tile"), get_int(r, "n", file, "axes.register_tile")};
+  d.prefetch = get_enum<Prefetch>(a, "prefetch", file, "axes");
+  d.fragment = get_enum<Fragment>(a, "tensor_core", file, "axes");
+  d.activation = get_enum<ActivationPlacement>(a, "activation", file, "axes");
+  d.split_k = get_int(a, "split_k", file, "axes");
+  const Json& w = a.at("warps");
+  reject_unknown(w, {"m", "n"}, file, "axes.warps");
+  d.warps = {get_int(w, "m", file, "axes.warps"), get_int(w, "n", file, "axes.warps")};
+  d.boundary = get_enum<Boundary>(a, "boundary", file, "axes");
+  d.k_range = get_enum<KRange>(a, "k_range", file, "axes");
+  return d;
+}
+
+DesignPoint read_design(const std::string& path) {
+  DesignPoint d = design_from_json(read_json_file(path), path);
+  require_valid(d, path);
+  return d;
+}
+
+void write_design(const std::string& path, const DesignPoint& d) { write_json_file(path, design_to_json(d)); }
+
+}  // namespace vxsynth::design

@@ -1,0 +1,95 @@
+// One point of the design space (design.json, "vxsynth.design/1"): the op it implements, the
+// four fixed properties, the Vortex configuration it runs on, and one value per axis.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "common/json_io.h"
+#include "design/axes.h"
+#include "ops/op_spec.h"
+
+namespace vxsynth::design {
+
+inline constexpr const char* kDesignSchemaKind = "design";
+inline constexpr int kDesignSchemaVersion = 1;
+
+enum class EngineClass { kSimt, kTensorCore };
+std::string to_string(EngineClass e);  // "simt" | "tensor_core"
+bool parse(const std::string& s, EngineClass& out);
+
+// The properties a refinement never changes (ARCHITECTURE.md): engine class, data types (the
+// precision path fixes storage, compute and accumulator types), block size and shape.
+struct FixedProperties {
+  EngineClass engine = EngineClass::kSimt;
+  ops::PrecisionPath precision = ops::PrecisionPath::fp32;
+  int block_size = 128;
+  ops::GemmView shape;  // the op's GEMM view: batch (matmul batch or conv groups), M, N, K
+};
+
+// The Vortex machine a benchmark is written for; a block must fit one core.
+struct VortexConfig {
+  int cores = 1;
+  int warps = 8;              // warps per core
+  int threads = 16;           // threads per warp
+  int local_mem_bytes = 16384;  // local memory per core
+  bool operator==(const VortexConfig&) const = default;
+};
+
+struct DesignPoint {
+  std::string reference;  // the reference benchmark this design serves ("" for a CLI seed)
+  ops::OpSpec op;
+  FixedProperties fixed;
+  VortexConfig vortex;
+
+  // The twelve axes, one field each.
+  Staging staging = Staging::kAB;
+  ReadOnce read_once = ReadOnce::kDefault;
+  LaneMap lane_a = LaneMap::kForward;
+  LaneMap lane_b = LaneMap::kForward;
+  Tile tile;
+  RegisterTile register_tile;
+  Prefetch prefetch = Prefetch::kNone;
+  Fragment fragment = Fragment::kNone;
+  ActivationPlacement activation = ActivationPlacement::kFused;
+  int split_k = 1;
+  WarpArrangement warps;
+  Boundary boundary = Boundary::kGuarded;
+  KRange k_range = KRange::kGeneric;
+};
+
+bool same_axes(const DesignPoint& a, const DesignPoint& b);
+
+// One name per design point, made of its fixed properties and axis values, e.g.
+// "linear_fp32_simt_b64_t32x32x8_r4x4_w1x2_sab_ff_pnone_simt_ro-default_sk1_guarded_kgen_fused".
+std::string procedural_name(const DesignPoint& d);
+
+// Derived geometry used by validity and both emitters.
+struct BlockGeometry {
+  int warps = 0;                  // block_size / 32
+  int threads_m = 0, threads_n = 0;  // SIMT thread grid over the tile
+  int lanes_m = 0, lanes_n = 0;      // SIMT lane grid inside one warp
+  int warp_tile_m = 0, warp_tile_n = 0;
+};
+BlockGeometry block_geometry(const DesignPoint& d);
+
+// Bytes of shared memory one block uses on the CUDA side, and of local memory on Vortex.
+std::int64_t cuda_shared_bytes(const DesignPoint& d);
+std::int64_t vortex_local_bytes(const DesignPoint& d);
+// Leading dimension (elements) of a tensor-core operand tile row, and of the epilogue tile.
+int fragment_tile_ld(const DesignPoint& d);
+int epilogue_tile_ld(const DesignPoint& d);
+// Elements of one staged operand element on the CUDA side (4 for SIMT / tf32 tiles, 2 else).
+int cuda_tile_element_bytes(const DesignPoint& d);
+// CTAs resident on one Vortex core (warps / warps per block).
+int vortex_blocks_per_core(const DesignPoint& d);
+
+// design.json. from_json checks the schema, every field and rejects unknown fields; it does
+// not run validity (see validity.h) so that an invalid design can be read and explained.
+Json design_to_json(const DesignPoint& d);
+DesignPoint design_from_json(const Json& j, const std::string& file = "<design>");
+DesignPoint read_design(const std::string& path);  // reads and validates (InputError on a broken rule)
+void write_design(const std::string& path, const DesignPoint& d);
+
+}  // namespace vxsynth::design

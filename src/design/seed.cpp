@@ -1,0 +1,216 @@
+#include "design/seed.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "common/error.h"
+#include "design/validity.h"
+
+namespace vxsynth::design {
+
+SeedDefaults seed_defaults(EngineClass engine, ops::PrecisionPath precision, int block_size) {
+  SeedDefaults s;
+  const int warps = block_size / kCudaWarpSize;
+  if (engine == EngineClass::kSimt) {
+    // CUTLASS-style SIMT sgemm: 4x4 outputs per thread, k-step 8, both operands staged and the
+    // next k-tile prefetched into registers (two-stage pipeline).
+    s.fragment = Fragment::kNone;
+    s.register_tile = {4, 4};
+    s.tile_k = 8;
+    s.prefetch = Prefetch::kRegisters;
+  } else if (precision == ops::PrecisionPath::tf32) {
+    s.fragment = Fragment::kM16N16K8;
+    s.register_tile = warps <= 4 ? RegisterTile{2, 2} : RegisterTile{1, 1};
+    s.tile_k = 16;
+    s.prefetch = Prefetch::kDoubleBuffer;
+  } else {
+    s.fragment = Fragment::kM16N16K16;
+    s.register_tile = warps <= 4 ? RegisterTile{2, 2} : RegisterTile{1, 1};
+    s.tile_k = 32;
+    s.prefetch = Prefetch::kDoubleBuffer;
+  }
+  s.staging = Staging::kAB;
+  // 16 threads per Vortex warp, more when the block would need over 32 warps.
+  s.vortex_threads = block_size > 512 ? 32 : 16;
+  return s;
+}
+
+namespace {
+
+int next_pow2(std::int64_t v) {
+  int p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+// The most square m x n split of `count` with m <= n.
+WarpArrangement square_split(int count) {
+  WarpArrangement best{1, count};
+  for (int m = 1; m * m <= count; ++m) {
+    if (count % m == 0) best = {m, count / m};
+  }
+  return best;
+}
+
+}  // namespace
+
+DesignPoint seed_design(const ops::OpSpec& op, EngineClass engine, int block_size, const std::string& reference,
+                        const std::string& source) {
+  if (block_size <= 0 || block_size % kCudaWarpSize != 0 || block_size > kCudaMaxBlock) {
+    throw InputError(source, "block", "block size " + std::to_string(block_size) + " must be a multiple of 32 in 32..1024");
+  }
+  if (engine == EngineClass::kTensorCore && op.precision == ops::PrecisionPath::fp32) {
+    throw InputError(source, "engine", "fp32 has no tensor-core path: use --engine simt or --dtype tf32");
+  }
+  DesignPoint d;
+  d.reference = reference;
+  d.op = op;
+  d.fixed = {engine, op.precision, block_size, op.gemm_view()};
+  const SeedDefaults s = seed_defaults(engine, op.precision, block_size);
+  d.fragment = s.fragment;
+  d.register_tile = s.register_tile;
+  d.staging = s.staging;
+  d.prefetch = s.prefetch;
+  d.warps = square_split(block_size / kCudaWarpSize);
+  if (engine == EngineClass::kSimt) {
+    // Lanes 4 x 8 inside a warp: eight consecutive lanes cover consecutive output columns.
+    const int threads_m = d.warps.m * 4, threads_n = d.warps.n * 8;
+    d.tile = {threads_m * s.register_tile.m, threads_n * s.register_tile.n, s.tile_k};
+  } else {
+    const FragmentShape fs = fragment_shape(s.fragment);
+    d.tile = {d.warps.m * s.register_tile.m * fs.m, d.warps.n * s.register_tile.n * fs.n, s.tile_k};
+  }
+  d.vortex.cores = 1;
+  d.vortex.threads = s.vortex_threads;
+  d.vortex.warps = std::max(1, next_pow2((block_size + s.vortex_threads - 1) / s.vortex_threads));
+  d.vortex.local_mem_bytes = std::clamp(next_pow2(vortex_local_bytes(d)), 16384, 65536);
+  if (auto v = can_implement(d)) {
+    throw InputError(source, "", "no valid seed for this op and block size (rule " + v->rule + "): " + v->detail);
+  }
+  return d;
+}
+
+// ---- reference.json ----
+
+namespace {
+
+const Json& member(const Json& j, const std::string& key, const std::string& file, const std::string& where) {
+  if (!j.is_object() || !j.contains(key)) throw InputError(file, where + key, "missing");
+  return j.at(key);
+}
+
+std::int64_t int_member(const Json& j, const std::string& key, const std::string& file, const std::string& where) {
+  const Json& v = member(j, key, file, where);
+  if (!v.is_number_integer()) throw InputError(file, where + key, "must be an integer");
+  return v.get<std::int64_t>();
+}
+
+std::vector<std::int64_t> int_list(const Json& j, const std::string& key, const std::string& file,
+                                   const std::string& where) {
+  const Json& v = member(j, key, file, where);
+  if (!v.is_array()) throw InputError(file, where + key, "must be a list of integers");
+  std::vector<std::int64_t> out;
+  for (const auto& e : v) {
+    if (!e.is_number_integer()) throw InputError(file, where + key, "must be a list of integers");
+    out.push_back(e.get<std::int64_t>());
+  }
+  return out;
+}
+
+ops::PrecisionPath precision_of(const std::string& math, const std::string& file) {
+  if (math == "fp32" || math == "float32") return ops::PrecisionPath::fp32;
+  if (math == "tf32") return ops::PrecisionPath::tf32;
+  if (math == "bf16" || math == "bfloat16") return ops::PrecisionPath::bf16;
+  if (math == "fp16" || math == "float16") return ops::PrecisionPath::fp16;
+  throw InputError(file, "op.math", "unknown math \"" + math + "\" (fp32, tf32, bfloat16, float16)");
+}
+
+}  // namespace
+
+ops::OpSpec op_spec_from_reference(const Json& ref, const std::string& file) {
+  require_schema(ref, "reference", 1, file);
+  const Json& op = member(ref, "op", file, "");
+  const std::string kind = member(op, "kind", file, "op.").get<std::string>();
+  const ops::PrecisionPath precision = precision_of(member(op, "math", file, "op.").get<std::string>(), file);
+  ops::Activation act = ops::Activation::none;
+  if (op.contains("fused_activation") && op.at("fused_activation").is_string()) {
+    if (!ops::parse_activation(op.at("fused_activation").get<std::string>(), act)) {
+      throw InputError(file, "op.fused_activation", "unknown activation \"" + op.at("fused_activation").get<std::string>() + "\"");
+    }
+  }
+  std::string name = ref.contains("workload") ? ref.at("workload").value("name", std::string("reference")) : "reference";
+  if (op.contains("module") && op.at("module").is_string()) {
+    name.append(".");
+    name.append(op.at("module").get<std::string>());
+  }
+  const Json& gemm = member(op, "gemm", file, "op.");
+  const Json& shapes = member(op, "input_shapes", file, "op.");
+  if (!shapes.is_array()) throw InputError(file, "op.input_shapes", "must be a list of shapes");
+  std::vector<std::string> layouts;
+  if (op.contains("layouts") && op.at("layouts").is_array()) {
+    for (const auto& l : op.at("layouts")) layouts.push_back(l.is_string() ? l.get<std::string>() : "");
+  }
+  auto layout_of = [&layouts](std::size_t i) { return i < layouts.size() ? layouts[i] : std::string(); };
+
+  if (kind == "linear") {
+    const bool bias = op.contains("bias") && op.at("bias").is_boolean() && op.at("bias").get<bool>();
+    return ops::make_linear(name, precision, int_member(gemm, "M", file, "op.gemm."), int_member(gemm, "N", file, "op.gemm."),
+                            int_member(gemm, "K", file, "op.gemm."), bias, act);
+  }
+  if (kind == "batched_matmul" || kind == "matmul") {
+    if (shapes.size() != 2) throw InputError(file, "op.input_shapes", "a matmul has two inputs");
+    const auto a_shape = shapes.at(0).get<std::vector<std::int64_t>>();
+    const auto b_shape = shapes.at(1).get<std::vector<std::int64_t>>();
+    if (a_shape.size() < 2 || b_shape.size() < 2) throw InputError(file, "op.input_shapes", "matmul inputs need rank >= 2");
+    ops::Shape batch_a(a_shape.begin(), a_shape.end() - 2), batch_b(b_shape.begin(), b_shape.end() - 2);
+    // A batch dimension of stride 0 is a broadcast (an expanded view): store it once.
+    if (op.contains("strides") && op.at("strides").is_array() && op.at("strides").size() == 2) {
+      const auto& strides = op.at("strides");
+      for (std::size_t i = 0; i < batch_a.size() && i < strides.at(0).size(); ++i)
+        if (strides.at(0).at(i) == 0) batch_a[i] = 1;
+      for (std::size_t i = 0; i < batch_b.size() && i < strides.at(1).size(); ++i)
+        if (strides.at(1).at(i) == 0) batch_b[i] = 1;
+    }
+    return ops::make_matmul(name, precision, batch_a, batch_b, int_member(gemm, "M", file, "op.gemm."),
+                            int_member(gemm, "N", file, "op.gemm."), int_member(gemm, "K", file, "op.gemm."),
+                            layout_of(0) == "transposed", layout_of(1) == "transposed");
+  }
+  if (kind == "conv1d" || kind == "conv2d") {
+    if (shapes.size() < 2) throw InputError(file, "op.input_shapes", "a convolution has an input and a weight");
+    const auto x = shapes.at(0).get<std::vector<std::int64_t>>();
+    const auto w = shapes.at(1).get<std::vector<std::int64_t>>();
+    const std::size_t spatial = kind == "conv1d" ? 1 : 2;
+    if (x.size() != spatial + 2 || w.size() != spatial + 2) {
+      throw InputError(file, "op.input_shapes", kind + " needs rank-" + std::to_string(spatial + 2) + " input and weight");
+    }
+    const std::string layout = op.value("layout", std::string("NCHW"));
+    const bool channels_last = layout == "NHWC" || layout == "NLC" || layout == "NWC";
+    // input_shapes are logical (N, C, spatial...) as PyTorch reports them.
+    std::vector<std::int64_t> in_size(x.begin() + 2, x.end()), kernel(w.begin() + 2, w.end());
+    const std::int64_t groups = op.contains("groups") && op.at("groups").is_number_integer() ? op.at("groups").get<std::int64_t>() : 1;
+    const bool bias = shapes.size() >= 3;
+    return ops::make_conv(name, precision, x[0], x[1], w[0], in_size, kernel, int_list(op, "stride", file, "op."),
+                          int_list(op, "padding", file, "op."), int_list(op, "dilation", file, "op."), groups, bias,
+                          channels_last ? ops::ConvLayout::channels_last : ops::ConvLayout::channels_first, act);
+  }
+  throw InputError(file, "op.kind", "unsupported op kind \"" + kind + "\" (linear, batched_matmul, conv1d, conv2d)");
+}
+
+DesignPoint seed_from_reference(const std::string& path) {
+  const Json ref = read_json_file(path);
+  ops::OpSpec op = op_spec_from_reference(ref, path);
+  const Json& fixed = member(ref, "fixed_properties", path, "");
+  EngineClass engine{};
+  const std::string engine_name = member(fixed, "engine_class", path, "fixed_properties.").get<std::string>();
+  if (!parse(engine_name, engine)) {
+    throw InputError(path, "fixed_properties.engine_class", "unknown engine class \"" + engine_name + "\"");
+  }
+  const int block = static_cast<int>(int_member(fixed, "block_size", path, "fixed_properties."));
+  // The benchmark is named by its folder (suite/vx-robotics/<platform>/<benchmark>/reference.json).
+  std::string name = std::filesystem::path(path).parent_path().filename().string();
+  if (name.empty()) name = op.name;
+  return seed_design(op, engine, block, name, path);
+}
+
+}  // namespace vxsynth::design

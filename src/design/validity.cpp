@@ -1,0 +1,201 @@
+#include "design/validity.h"
+
+#include <sstream>
+
+#include "common/error.h"
+
+namespace vxsynth::design {
+namespace {
+
+bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+template <typename... Parts>
+std::string cat(const Parts&... parts) {
+  std::ostringstream s;
+  (s << ... << parts);
+  return s.str();
+}
+
+void check(const DesignPoint& d, std::vector<Violation>& out) {
+  auto fail = [&out](const char* rule, std::string detail) { out.push_back({rule, std::move(detail)}); };
+  const auto& f = d.fixed;
+  const ops::GemmView view = d.op.gemm_view();
+
+  // Fixed properties agree with the op.
+  if (f.precision != d.op.precision) {
+    fail("fixed-precision", cat("fixed.precision ", ops::to_string(f.precision), " differs from the op's ",
+                                ops::to_string(d.op.precision)));
+  }
+  if (view.batch != f.shape.batch || view.m != f.shape.m || view.n != f.shape.n || view.k != f.shape.k) {
+    fail("fixed-shape", cat("fixed.shape ", f.shape.batch, "x", f.shape.m, "x", f.shape.n, "x", f.shape.k,
+                            " (batch x M x N x K) differs from the op's GEMM view ", view.batch, "x", view.m, "x",
+                            view.n, "x", view.k));
+  }
+  if (f.block_size <= 0 || f.block_size % kCudaWarpSize != 0 || f.block_size > kCudaMaxBlock) {
+    fail("block-size", cat("block size ", f.block_size, " is not a multiple of 32 in 32..1024"));
+    return;  // everything below divides by it
+  }
+
+  // Engine class and data types bound tensor-core lowering.
+  const bool tensor = d.fragment != Fragment::kNone;
+  if (f.engine == EngineClass::kSimt && tensor) {
+    fail("engine-class", cat("a simt design cannot use tensor-core fragments (tensor_core = ", to_string(d.fragment), ")"));
+  }
+  if (f.engine == EngineClass::kTensorCore && !tensor) {
+    fail("engine-class", "a tensor_core design needs a fragment shape (tensor_core = none)");
+  }
+  if (tensor) {
+    if (f.precision == ops::PrecisionPath::fp32) {
+      fail("fragment-dtype", "fp32 has no tensor-core path (use tf32 or a SIMT design)");
+    } else if (f.precision == ops::PrecisionPath::tf32 && d.fragment != Fragment::kM16N16K8) {
+      fail("fragment-dtype", cat("tf32 uses the m16n16k8 fragment, not ", to_string(d.fragment)));
+    } else if (f.precision != ops::PrecisionPath::tf32 && d.fragment == Fragment::kM16N16K8) {
+      fail("fragment-dtype", cat("m16n16k8 is the tf32 fragment; ", ops::to_string(f.precision), " uses a k16 shape"));
+    }
+  }
+
+  // Tile, register tile and warp arrangement keep the block size.
+  const Tile& t = d.tile;
+  const RegisterTile& r = d.register_tile;
+  if (t.m <= 0 || t.n <= 0 || t.k <= 0 || t.m > kMaxTileDim || t.n > kMaxTileDim || t.k > 64) {
+    fail("tile-range", cat("tile ", t.m, "x", t.n, "x", t.k, " must be 1..", kMaxTileDim, " in m and n, 1..64 in k"));
+    return;
+  }
+  if (r.m <= 0 || r.n <= 0) {
+    fail("register-tile-range", cat("register tile ", r.m, "x", r.n, " must be positive"));
+    return;
+  }
+  const int warps = f.block_size / kCudaWarpSize;
+  if (d.warps.m <= 0 || d.warps.n <= 0 || d.warps.m * d.warps.n != warps) {
+    fail("warp-arrangement", cat("warps ", d.warps.m, "x", d.warps.n, " must multiply to the block's ", warps, " warps"));
+    return;
+  }
+  if (!tensor) {
+    if (t.m % r.m != 0 || t.n % r.n != 0) {
+      fail("register-tile", cat("register tile ", r.m, "x", r.n, " does not divide tile ", t.m, "x", t.n));
+      return;
+    }
+    const int tm = t.m / r.m, tn = t.n / r.n;
+    if (tm * tn != f.block_size) {
+      fail("block-size", cat("tile ", t.m, "x", t.n, " / register tile ", r.m, "x", r.n, " gives ", tm * tn,
+                             " threads, the block has ", f.block_size));
+      return;
+    }
+    if (tm % d.warps.m != 0 || tn % d.warps.n != 0) {
+      fail("warp-arrangement", cat("the ", tm, "x", tn, " thread grid does not split into ", d.warps.m, "x",
+                                   d.warps.n, " warps"));
+    }
+    if (r.m * r.n > kMaxThreadOutputs) {
+      fail("register-budget", cat("register tile ", r.m, "x", r.n, " holds more than ", kMaxThreadOutputs,
+                                  " accumulators per thread"));
+    }
+  } else {
+    const FragmentShape fs = fragment_shape(d.fragment);
+    if (t.m != d.warps.m * r.m * fs.m || t.n != d.warps.n * r.n * fs.n) {
+      fail("tile-fragments", cat("tile ", t.m, "x", t.n, " must be warps x fragments x fragment shape = ",
+                                 d.warps.m * r.m * fs.m, "x", d.warps.n * r.n * fs.n));
+    }
+    if (t.k % fs.k != 0) fail("tile-fragments", cat("tile k ", t.k, " is not a multiple of the fragment k ", fs.k));
+    if (r.m * r.n > kMaxWarpFragments) {
+      fail("register-budget", cat(r.m, "x", r.n, " accumulator fragments per warp exceed ", kMaxWarpFragments));
+    }
+    if (d.staging != Staging::kAB) {
+      fail("tensor-staging", "tensor-core fragments load from shared memory: shared_staging must be ab");
+    }
+  }
+
+  // Axes that only mean something together with another.
+  if (d.prefetch != Prefetch::kNone && d.staging == Staging::kNone) {
+    fail("prefetch-staging", cat("prefetch ", to_string(d.prefetch), " fills staged tiles: shared_staging is none"));
+  }
+  if (!staged_a(d.staging) && d.lane_a != LaneMap::kForward) {
+    fail("lane-unstaged", "lane mapping a = reversed applies to a staged copy, and A is not staged");
+  }
+  if (!staged_b(d.staging) && d.lane_b != LaneMap::kForward) {
+    fail("lane-unstaged", "lane mapping b = reversed applies to a staged copy, and B is not staged");
+  }
+  if (d.activation == ActivationPlacement::kStripped && d.op.activation() == ops::Activation::none) {
+    fail("activation-strip", "the op has no fused activation to strip");
+  }
+
+  // The shape bounds the split factor.
+  const std::int64_t k_tiles = ceil_div(f.shape.k, t.k);
+  if (d.split_k < 1 || d.split_k > kMaxSplitK) {
+    fail("split-k", cat("split_k ", d.split_k, " must be 1..", kMaxSplitK));
+  } else if (d.split_k > k_tiles) {
+    fail("split-k", cat("split_k ", d.split_k, " leaves empty slices: K = ", f.shape.k, " has only ", k_tiles,
+                        " tiles of ", t.k));
+  }
+
+  // Capacities.
+  const std::int64_t shared = cuda_shared_bytes(d);
+  if (shared > kH200SharedPerBlock) {
+    fail("cuda-shared-capacity", cat(shared, " bytes of shared memory per block exceed the H200's ", kH200SharedPerBlock));
+  }
+  const VortexConfig& v = d.vortex;
+  if (v.cores < 1 || v.cores > 64 || !power_of_two(v.warps) || v.warps > 32 || !power_of_two(v.threads) ||
+      v.threads > 32 || !power_of_two(v.local_mem_bytes) || v.local_mem_bytes < 1024 || v.local_mem_bytes > 65536) {
+    fail("vortex-config", cat("vortex ", v.cores, " cores x ", v.warps, " warps x ", v.threads, " threads, ",
+                              v.local_mem_bytes, " B local memory: cores 1..64, warps and threads powers of two "
+                              "up to 32, local memory a power of two 1 KiB..64 KiB"));
+    return;
+  }
+  if (f.block_size > v.warps * v.threads) {
+    fail("vortex-block-fit", cat("a block of ", f.block_size, " threads does not fit a core of ", v.warps, " warps x ",
+                                 v.threads, " threads"));
+    return;
+  }
+  const std::int64_t local = vortex_local_bytes(d) * vortex_blocks_per_core(d);
+  if (local > v.local_mem_bytes) {
+    fail("vortex-local-capacity", cat(vortex_blocks_per_core(d), " resident blocks x ", vortex_local_bytes(d),
+                                      " B of local memory exceed the core's ", v.local_mem_bytes, " B"));
+  }
+}
+
+}  // namespace
+
+std::vector<Violation> all_violations(const DesignPoint& d) {
+  std::vector<Violation> out;
+  check(d, out);
+  return out;
+}
+
+std::optional<Violation> can_implement(const DesignPoint& d) {
+  auto all = all_violations(d);
+  if (all.empty()) return std::nullopt;
+  return all.front();
+}
+
+void require_valid(const DesignPoint& d, const std::string& file) {
+  if (auto v = can_implement(d)) throw InputError(file, "axes", "invalid design (rule " + v->rule + "): " + v->detail);
+}
+
+const std::vector<std::pair<std::string, std::string>>& rule_descriptions() {
+  static const std::vector<std::pair<std::string, std::string>> rules = {
+      {"fixed-precision", "fixed.precision is the op's precision path"},
+      {"fixed-shape", "fixed.shape is the op's GEMM view (batch, M, N, K)"},
+      {"block-size", "the block is a multiple of 32 threads up to 1024, and the tile / register tile fills it exactly"},
+      {"engine-class", "simt designs use no fragments; tensor_core designs use one"},
+      {"fragment-dtype", "m16n16k8 for tf32, a k16 shape for bf16/fp16, none for fp32"},
+      {"tile-range", "tile m, n in 1..256, k in 1..64"},
+      {"register-tile-range", "register tile m, n positive"},
+      {"warp-arrangement", "warps m x n = block / 32, and the thread grid splits into them"},
+      {"register-tile", "the register tile divides the tile"},
+      {"register-budget", "at most 64 accumulators per thread (SIMT) or 16 fragments per warp"},
+      {"tile-fragments", "tensor-core tile = warps x fragments per warp x fragment shape; k a multiple of fragment k"},
+      {"tensor-staging", "tensor-core fragments load from shared memory (staging ab)"},
+      {"prefetch-staging", "prefetch fills staged tiles, so it needs staging"},
+      {"lane-unstaged", "a reversed lane mapping applies to a staged operand only"},
+      {"activation-strip", "only an op with a fused activation can strip it"},
+      {"split-k", "1 <= split_k <= min(64, number of K tiles)"},
+      {"cuda-shared-capacity", "shared memory per block <= 227 KiB (H200)"},
+      {"vortex-config", "Vortex cores 1..64, warps/threads powers of two <= 32, local memory 1..64 KiB"},
+      {"vortex-block-fit", "a block fits one Vortex core (warps x threads)"},
+      {"vortex-local-capacity", "resident blocks x local tiles fit the core's local memory"},
+  };
+  return rules;
+}
+
+}  // namespace vxsynth::design
