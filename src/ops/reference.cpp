@@ -144,6 +144,15 @@ struct MatmulBatch {
   }
 };
 
+// Splits the output columns too when there are too few row chunks to keep every thread busy
+// (Diffusion Policy's conv1d at T = 4 has one chunk of 4 rows and 1024-2048 columns).
+std::int64_t column_blocks(std::int64_t row_tasks, std::int64_t n, int threads) {
+  const std::int64_t want = 4 * static_cast<std::int64_t>(threads);
+  if (row_tasks >= want) return 1;
+  const std::int64_t by_threads = (want + row_tasks - 1) / row_tasks;
+  return std::max<std::int64_t>(1, std::min(by_threads, (n + 63) / 64));
+}
+
 double finish(const OpSpec& spec, double acc, double bias) {
   return apply_activation(spec.activation(), acc + bias);
 }
@@ -195,13 +204,18 @@ Tensor compute_reference(const OpSpec& spec, const std::vector<Tensor>& inputs, 
       const auto w = rounded_values(inputs[1], path);
       const std::int64_t M = spec.linear.m, N = spec.linear.n, K = spec.linear.k;
       const std::int64_t chunks = (M + kGemmRowChunk - 1) / kGemmRowChunk;
-      parallel_for(chunks, threads, [&](std::int64_t c) {
+      const std::int64_t col_blocks = column_blocks(chunks, N, threads);
+      const std::int64_t cols = (N + col_blocks - 1) / col_blocks;
+      parallel_for(chunks * col_blocks, threads, [&](std::int64_t task) {
+        const std::int64_t c = task / col_blocks, n0 = (task % col_blocks) * cols, n1 = std::min(N, n0 + cols);
         const std::int64_t m0 = c * kGemmRowChunk, m1 = std::min(M, m0 + kGemmRowChunk);
-        std::vector<double> acc(static_cast<std::size_t>((m1 - m0) * N));
-        gemm_nt_f64(x.data() + m0 * K, K, w.data(), K, m1 - m0, N, K, acc.data(), N);
+        if (n0 >= n1) return;
+        std::vector<double> acc(static_cast<std::size_t>((m1 - m0) * (n1 - n0)));
+        gemm_nt_f64(x.data() + m0 * K, K, w.data() + n0 * K, K, m1 - m0, n1 - n0, K, acc.data(), n1 - n0);
         for (std::int64_t i = m0; i < m1; ++i) {
-          for (std::int64_t n = 0; n < N; ++n) {
-            y.set_from_double(i * N + n, finish(spec, acc[static_cast<std::size_t>((i - m0) * N + n)], bias_at(n)));
+          for (std::int64_t n = n0; n < n1; ++n) {
+            const double v = acc[static_cast<std::size_t>((i - m0) * (n1 - n0) + (n - n0))];
+            y.set_from_double(i * N + n, finish(spec, v, bias_at(n)));
           }
         }
       });
@@ -245,19 +259,24 @@ Tensor compute_reference(const OpSpec& spec, const std::vector<Tensor>& inputs, 
       const std::int64_t M = spec.conv.batch * geo.positions;
       const std::int64_t groups = spec.conv.groups;
       const std::int64_t chunks = (M + kGemmRowChunk - 1) / kGemmRowChunk;
-      parallel_for(chunks * groups, threads, [&](std::int64_t task) {
-        const std::int64_t g = task % groups, c = task / groups;
+      const std::int64_t col_blocks = column_blocks(chunks * groups, geo.cout_g, threads);
+      const std::int64_t cols = (geo.cout_g + col_blocks - 1) / col_blocks;
+      parallel_for(chunks * groups * col_blocks, threads, [&](std::int64_t task) {
+        const std::int64_t nb = task % col_blocks, g = (task / col_blocks) % groups, c = task / col_blocks / groups;
+        const std::int64_t n0 = nb * cols, n1 = std::min(geo.cout_g, n0 + cols);
         const std::int64_t m0 = c * kGemmRowChunk, m1 = std::min(M, m0 + kGemmRowChunk);
+        if (n0 >= n1) return;
         std::vector<float> rows(static_cast<std::size_t>((m1 - m0) * K));
         for (std::int64_t m = m0; m < m1; ++m) {
           geo.gather(x, m / geo.positions, m % geo.positions, g, rows.data() + (m - m0) * K);
         }
-        std::vector<double> acc(static_cast<std::size_t>((m1 - m0) * geo.cout_g));
-        gemm_nt_f64(rows.data(), K, w.data() + g * geo.cout_g * K, K, m1 - m0, geo.cout_g, K, acc.data(), geo.cout_g);
+        const std::int64_t nn = n1 - n0;
+        std::vector<double> acc(static_cast<std::size_t>((m1 - m0) * nn));
+        gemm_nt_f64(rows.data(), K, w.data() + (g * geo.cout_g + n0) * K, K, m1 - m0, nn, K, acc.data(), nn);
         for (std::int64_t m = m0; m < m1; ++m) {
-          for (std::int64_t n = 0; n < geo.cout_g; ++n) {
+          for (std::int64_t n = n0; n < n1; ++n) {
             const std::int64_t co = g * geo.cout_g + n;
-            const double v = finish(spec, acc[static_cast<std::size_t>((m - m0) * geo.cout_g + n)], bias_at(co));
+            const double v = finish(spec, acc[static_cast<std::size_t>((m - m0) * nn + (n - n0))], bias_at(co));
             y.set_from_double(geo.output_index(m / geo.positions, co, m % geo.positions), v);
           }
         }

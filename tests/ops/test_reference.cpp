@@ -18,6 +18,7 @@ std::vector<OpSpec> odd_specs(PrecisionPath p) {
   return {
       make_linear("lin", p, 67, 13, 301),  // crosses the 64-row chunk, k blocks and lane tails
       make_linear("lin_bias_gelu", p, 5, 9, 3, true, Activation::gelu_tanh),
+      make_linear("lin_wide", p, 3, 201, 77, true),  // few rows: columns split across threads
       make_linear("lin_bias_relu", p, 3, 7, 37, true, Activation::relu),
       make_linear("lin_silu", p, 1, 1, 1, false, Activation::silu),
       make_linear("lin_gelu", p, 2, 3, 5, true, Activation::gelu),
@@ -33,6 +34,7 @@ std::vector<OpSpec> odd_specs(PrecisionPath p) {
       make_conv("c2_groups_dil", p, 1, 6, 4, {8, 9}, {3, 2}, {2, 1}, {2, 0}, {2, 3}, 2, true, first),
       make_conv("c2_nhwc_groups", p, 2, 4, 8, {5, 6}, {1, 3}, {1, 2}, {0, 1}, {1, 1}, 4, true, last),
       make_conv("c2_depthwise", p, 1, 5, 5, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 5),
+      make_conv("c1_wide_groups", p, 1, 6, 262, {3}, {3}, {1}, {1}, {1}, 2, true, last),
   };
 }
 
