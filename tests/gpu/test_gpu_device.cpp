@@ -1,0 +1,145 @@
+// Tests that need an NVIDIA GPU (CTest label "gpu": `make test-gpu` on the GPU machine). They
+// drive `vxsynth gpu run/profile` as a user would, on odd shapes with fresh seeds, and read
+// the files it writes. Without a device each test is skipped, visibly.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "common/json_io.h"
+#include "gpu/device_probe.h"
+#include "gpu/job.h"
+#include "test_util.h"
+
+namespace vxsynth::gpu {
+namespace {
+
+using testing::run_cli;
+using testing::TempDir;
+
+const std::string kC = "gpu/candidates/";
+const std::string kSmall = "data/gpu/small/";
+
+class GpuDevice : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto probe = probe_cuda_device();
+    if (!probe.present) GTEST_SKIP() << "no CUDA device is present (" << probe.detail << ")";
+    env_ = {"VXSYNTH_CACHE_DIR=" + (scratch_ / "cache")};
+  }
+  testing::CliRun cli(std::vector<std::string> args) { return run_cli(args, scratch_.path(), env_); }
+  TempDir scratch_{"gpu-device"};
+  std::vector<std::string> env_;
+};
+
+std::vector<std::string> small_ops() {
+  std::vector<std::string> ops;
+  for (const auto& e : std::filesystem::directory_iterator(kSmall)) ops.push_back(e.path().string());
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
+TEST_F(GpuDevice, GoodCandidatesMatchTheVendorOperatorOnOddShapes) {
+  std::vector<std::string> args = {"gpu", "run", "--out", scratch_ / "run", "--cpu-check", "on", "--op"};
+  for (const auto& op : small_ops()) args.push_back(op);
+  args.push_back("--candidate");
+  for (const char* c : {"linear_naive", "linear_tiled", "linear_wmma", "matmul_tiled", "conv_implicit_gemm"}) {
+    args.push_back(kC + c + ".cu");
+  }
+  const auto r = cli(args);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const auto result = read_job_result(scratch_ / "run/result.json");
+  int passed = 0;
+  std::set<std::string> ops_with_cpu_check;
+  for (const auto& c : result.checks) {
+    EXPECT_TRUE(c.status == "passed" || c.status == "unsupported") << c.candidate << " on " << c.op << ": " << c.status;
+    passed += c.status == "passed";
+    if (!c.vendor_vs_cpu.is_null()) {
+      EXPECT_EQ(c.vendor_vs_cpu["failed"], 0) << "vendor vs CPU reference on " << c.op << ": " << c.vendor_vs_cpu.dump();
+      ops_with_cpu_check.insert(c.op);
+    }
+  }
+  EXPECT_EQ(passed, 9);  // 2 fp32 linears x 2, bf16 linear x 3, matmul x 1, two convs x 1
+  EXPECT_EQ(ops_with_cpu_check.size(), small_ops().size());
+  ASSERT_EQ(result.vendors.size(), small_ops().size());
+  for (const auto& v : result.vendors) {
+    EXPECT_FALSE(v.kernels.empty()) << v.op << ": " << v.kernels_note;  // CUPTI named the vendor kernels
+  }
+  // Inputs and both outputs are written as tensor files.
+  EXPECT_TRUE(std::filesystem::exists(scratch_ / "run/linear_tiled@lin_fp32_small/y_vendor.tensor"));
+  EXPECT_TRUE(std::filesystem::exists(scratch_ / "run/linear_tiled@lin_fp32_small/y_candidate.tensor"));
+  EXPECT_TRUE(std::filesystem::exists(scratch_ / "run/linear_tiled@lin_fp32_small/x.tensor"));
+}
+
+TEST_F(GpuDevice, PoisonedOutputExposesUnwrittenElements) {
+  const auto r = cli({"gpu", "run", "--out", scratch_ / "skip", "--op", kSmall + "lin_fp32_small.json", "--candidate",
+                      kC + "bad/skips_last_row.cu"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const auto result = read_job_result(scratch_ / "skip/result.json");
+  ASSERT_EQ(result.checks.size(), 1u);
+  EXPECT_EQ(result.checks[0].status, "failed");
+  EXPECT_EQ(result.checks[0].equivalence["unwritten"], 53);  // the last row, N = 53
+}
+
+TEST_F(GpuDevice, WrongResultFailsTheCheck) {
+  const auto r = cli({"gpu", "run", "--out", scratch_ / "wrong", "--op", kSmall + "lin_fp32_small.json", "--candidate",
+                      kC + "bad/wrong_transpose.cu"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const auto result = read_job_result(scratch_ / "wrong/result.json");
+  ASSERT_EQ(result.checks.size(), 1u);
+  EXPECT_EQ(result.checks[0].status, "failed");
+  EXPECT_GT(result.checks[0].equivalence["failed"].get<long long>(), 1000);
+}
+
+TEST_F(GpuDevice, SandboxRejectsBeforeAnythingRuns) {
+  const auto r = cli({"gpu", "run", "--out", scratch_ / "cublas", "--op", kSmall + "lin_fp32_small.json",
+                      "--candidate", kC + "bad/calls_cublas.cu"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("rejected (vendor-symbol): cublasCreate_v2"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(scratch_ / "cublas/result.json"));
+}
+
+TEST_F(GpuDevice, FreshSeedsGiveFreshInputs) {
+  for (const char* seed : {"1", "2"}) {
+    const auto r = cli({"gpu", "run", "--out", scratch_ / (std::string("s") + seed), "--seed", seed, "--op",
+                        kSmall + "lin_fp32_small.json", "--candidate", kC + "linear_tiled.cu"});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  const auto a = testing::read_text(scratch_ / "s1/linear_tiled@lin_fp32_small/x.tensor");
+  const auto b = testing::read_text(scratch_ / "s2/linear_tiled@lin_fp32_small/x.tensor");
+  ASSERT_FALSE(a.empty());
+  EXPECT_NE(a, b);
+}
+
+TEST_F(GpuDevice, ProfileWritesOneSignaturePerCandidateAndTheDistance) {
+  const auto r = cli({"gpu", "profile", "--out", scratch_ / "prof", "--with-reference", "--repeat", "2", "--op",
+                      kSmall + "lin_fp32_small.json", kSmall + "conv2d_tf32_small.json", "--candidates",
+                      kC + "linear_tiled.cu", kC + "conv_implicit_gemm.cu"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* seg : {"linear_tiled@lin_fp32_small", "conv_implicit_gemm@conv2d_tf32_small",
+                          "reference@lin_fp32_small", "reference@conv2d_tf32_small"}) {
+    const auto path = scratch_ / (std::string("prof/signatures/") + seg + ".json");
+    ASSERT_TRUE(std::filesystem::exists(path)) << path;
+    const Json j = read_json_file(path);
+    EXPECT_EQ(j["schema"], "vxsynth.signature/1");
+    EXPECT_EQ(j["kernels"].size(), 2u);  // one per repeat
+  }
+  const Json summary = read_json_file(scratch_ / "prof/profile-summary.json");
+  EXPECT_EQ(summary["mapping"], "stream id");
+  int with_d = 0;
+  for (const auto& s : summary["segments"]) {
+    if (s["candidate"] == "reference") continue;
+    ASSERT_TRUE(s.contains("d_to_reference")) << s.dump();
+    for (const auto& d : s["d_to_reference"]) {
+      EXPECT_GT(d.get<double>(), 0.0);
+      EXPECT_LE(d.get<double>(), 1.0);
+    }
+    ++with_d;
+  }
+  EXPECT_EQ(with_d, 2);
+  EXPECT_TRUE(std::filesystem::exists(scratch_ / "prof/ncu-raw.csv"));
+}
+
+}  // namespace
+}  // namespace vxsynth::gpu

@@ -1,0 +1,204 @@
+// The ncu driver's host side: the command line, rows -> launches by stream, signatures,
+// distances and noise, on synthetic ncu CSV built from the project's own counter list.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "common/error.h"
+#include "gpu/profile_report.h"
+#include "signature/derive.h"
+
+namespace vxsynth::gpu {
+namespace {
+
+struct FakeKernel {
+  std::string name;
+  unsigned long long stream;
+  double duration_ns;
+  double scale;  // varies the counters so signatures differ
+};
+
+std::string quote(const std::string& s) { return "\"" + s + "\""; }
+
+// A plausible value for each counter: percents in range, counts positive.
+double counter_value(const std::string& name, double scale, double duration_ns) {
+  if (name == "gpu__time_duration.sum") return duration_ns;
+  if (name == "sm__cycles_elapsed.avg.per_second") return 1.98e9;
+  if (name.find("launch__grid_size") != std::string::npos) return 120;
+  if (name.find("launch__block_size") != std::string::npos) return 256;
+  if (name.find("launch__") == 0) return 32;
+  if (name.find(".pct") != std::string::npos) return std::min(100.0, 40.0 * scale);
+  if (name.find("per_inst_executed.ratio") != std::string::npos) return 31.5;
+  if (name.find("bytes_per_sector_mem_global_op_ld.ratio") != std::string::npos) return 16;
+  if (name.find("per_second") != std::string::npos) return 1e11 * scale;
+  if (name.find("_atom") != std::string::npos || name.find("_red") != std::string::npos) return 0;
+  if (name.find("dram__bytes") == 0) return 1e6 * scale;
+  return 1e6 * scale;
+}
+
+std::string fake_csv(const std::vector<FakeKernel>& kernels, const std::string& drop_counter = "") {
+  std::vector<std::string> counters;
+  std::vector<std::string> units;
+  for (const auto& c : signature::ncu_counter_list()) {
+    if (std::string(c.name) == drop_counter) continue;
+    counters.emplace_back(c.name);
+    units.emplace_back(c.unit);
+  }
+  std::ostringstream out;
+  out << "==PROF== Connected to process 1 (vxsynth-gpu-harness)\n";
+  out << "\"ID\",\"Process ID\",\"Kernel Name\",\"Stream\"";
+  for (const auto& c : counters) out << "," << quote(c);
+  out << "\n\"\",\"\",\"\",\"\"";
+  for (const auto& u : units) out << "," << quote(u);
+  out << "\n";
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const auto& k = kernels[i];
+    out << quote(std::to_string(i)) << ",\"1\"," << quote(k.name) << "," << quote(std::to_string(k.stream));
+    for (const auto& c : counters) {
+      std::ostringstream v;
+      v.precision(12);
+      v << counter_value(c, k.scale, k.duration_ns);
+      out << "," << quote(v.str());
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+std::vector<LaunchRecord> launches_for(const std::vector<std::pair<std::string, unsigned long long>>& segs) {
+  std::vector<LaunchRecord> out;
+  std::map<std::string, int> repeat;
+  for (const auto& [segment, stream] : segs) {
+    LaunchRecord l;
+    l.segment = segment;
+    l.candidate = segment.substr(0, segment.find('@'));
+    l.op = segment.substr(segment.find('@') + 1);
+    l.repeat = repeat[segment]++;
+    l.stream_id = stream;
+    out.push_back(l);
+  }
+  return out;
+}
+
+TEST(NcuCommand, UsesTheProjectMetricsAndRequiredOptions) {
+  const auto argv = ncu_command("/opt/ncu", "/b/vxsynth-gpu-harness", "/o/job.json");
+  auto has = [&](const std::string& a, const std::string& b) {
+    for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
+      if (argv[i] == a && argv[i + 1] == b) return true;
+    }
+    return false;
+  };
+  EXPECT_EQ(argv.front(), "/opt/ncu");
+  EXPECT_TRUE(has("--metrics", signature::ncu_metrics_argument()));
+  EXPECT_TRUE(has("--clock-control", "none"));
+  EXPECT_TRUE(has("--cache-control", "all"));
+  EXPECT_TRUE(has("--nvtx-include", "vxsynth/"));
+  EXPECT_TRUE(has("--page", "raw"));
+  EXPECT_EQ(argv[argv.size() - 2], "/b/vxsynth-gpu-harness");
+  EXPECT_EQ(argv.back(), "/o/job.json");
+}
+
+TEST(MapProfile, RowsGoToTheLaunchOfTheirStream) {
+  // The reference launches two kernels (a layout transform and the conv); the candidate one.
+  const auto csv = fake_csv({{"cand_kernel", 14, 5000, 1.0},
+                             {"nchwToNhwcKernel", 15, 800, 0.5},
+                             {"xmma_fprop_kernel", 15, 9000, 1.5},
+                             {"cand_kernel", 16, 5100, 1.0},
+                             {"nchwToNhwcKernel", 17, 810, 0.5},
+                             {"xmma_fprop_kernel", 17, 9100, 1.5}});
+  const auto table = signature::NcuTable::parse(csv, "fake.csv");
+  const auto launches = launches_for({{"k@conv", 14}, {"reference@conv", 15}, {"k@conv", 16}, {"reference@conv", 17}});
+  const auto mapping = map_profile(table, launches, {});
+  EXPECT_EQ(mapping.method, "stream id");
+  ASSERT_EQ(mapping.launches.size(), 4u);
+  EXPECT_EQ(mapping.launches[0].kernels.size(), 1u);
+  ASSERT_EQ(mapping.launches[1].kernels.size(), 2u);
+  EXPECT_EQ(mapping.launches[1].primary().name, "xmma_fprop_kernel");  // the longest, not the first
+  EXPECT_EQ(mapping.launches[1].kernels[1].name, "nchwToNhwcKernel");
+
+  const auto summary = summarize_profile(mapping, signature::DistanceConfig{});
+  ASSERT_EQ(summary.segments.size(), 2u);
+  const auto& cand = summary.segments[0];
+  EXPECT_EQ(cand.segment, "k@conv");
+  EXPECT_EQ(cand.repeats, 2);
+  ASSERT_EQ(cand.d_to_reference.size(), 2u);
+  EXPECT_GT(cand.d_to_reference[0], 0.0);
+  EXPECT_LE(cand.d_to_reference[0], 1.0);
+  ASSERT_EQ(cand.d_between_repeats.size(), 1u);
+  // Identical counters apart from the duration: the repeats are (nearly) the same signature.
+  EXPECT_LT(cand.d_between_repeats[0], 0.01);
+  const auto& ref = summary.segments[1];
+  EXPECT_EQ(ref.candidate, kReferenceName);
+  EXPECT_TRUE(ref.d_to_reference.empty());
+  EXPECT_EQ(ref.other_kernels, std::vector<std::string>{"nchwToNhwcKernel"});
+  const Json j = summary.to_json();
+  EXPECT_EQ(j["schema"], "vxsynth.gpu-profile-summary/1");
+  EXPECT_TRUE(j["noise"].contains("max_d_between_repeats"));
+  EXPECT_NE(summary.text().find("k@conv"), std::string::npos);
+}
+
+TEST(MapProfile, FallsBackToStreamOrderWhenIdsDiffer) {
+  const auto csv = fake_csv({{"a", 101, 1000, 1.0}, {"b", 102, 1000, 2.0}, {"b2", 102, 500, 2.0}});
+  const auto table = signature::NcuTable::parse(csv, "fake.csv");
+  const auto mapping = map_profile(table, launches_for({{"a@x", 7}, {"b@x", 8}}), {});
+  EXPECT_EQ(mapping.method, "stream order");
+  EXPECT_EQ(mapping.launches[1].kernels.size(), 2u);
+}
+
+TEST(MapProfile, MismatchIsAnErrorNamingTheCsv) {
+  const auto csv = fake_csv({{"a", 101, 1000, 1.0}, {"b", 102, 1000, 2.0}, {"c", 103, 1000, 2.0}});
+  const auto table = signature::NcuTable::parse(csv, "fake.csv");
+  try {
+    map_profile(table, launches_for({{"a@x", 7}, {"b@x", 8}}), {});
+    FAIL();
+  } catch (const WorkError& e) {
+    EXPECT_NE(std::string(e.what()).find("fake.csv"), std::string::npos);
+  }
+  // ncu printed no kernel at all (the NVTX filter matched nothing): an error, not an empty profile.
+  EXPECT_ANY_THROW(map_profile(signature::NcuTable::parse(fake_csv({}), "empty.csv"), launches_for({{"a@x", 7}}), {}));
+  EXPECT_THROW(map_profile(table, {}, {}), WorkError);
+}
+
+TEST(MapProfile, MissingCounterIsAnErrorNamingIt) {
+  const std::string dropped = "lts__t_sector_hit_rate.pct";
+  const auto table = signature::NcuTable::parse(fake_csv({{"a", 7, 1000, 1.0}}, dropped), "fake.csv");
+  try {
+    map_profile(table, launches_for({{"a@x", 7}}), {});
+    FAIL() << "a missing counter was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find(dropped), std::string::npos) << e.what();
+  }
+}
+
+TEST(Summary, NoiseStatisticsOverRepeats) {
+  std::vector<FakeKernel> rows;
+  std::vector<std::pair<std::string, unsigned long long>> segs;
+  const double scales[] = {1.0, 1.02, 0.98};
+  unsigned long long stream = 20;
+  for (double s : scales) {
+    rows.push_back({"k", stream, 1000, s});
+    segs.emplace_back("k@op", stream++);
+    rows.push_back({"ref", stream, 2000, 2.0});
+    segs.emplace_back("reference@op", stream++);
+  }
+  const auto table = signature::NcuTable::parse(fake_csv(rows), "fake.csv");
+  const auto summary = summarize_profile(map_profile(table, launches_for(segs), {}), signature::DistanceConfig{});
+  const auto& k = summary.segments[0];
+  EXPECT_EQ(k.repeats, 3);
+  EXPECT_EQ(k.d_between_repeats.size(), 3u);  // three pairs
+  const auto l2 = static_cast<std::size_t>(signature::MetricId::kL2HitRate);
+  EXPECT_EQ(k.metrics[l2].n, 3);
+  EXPECT_NEAR(k.metrics[l2].min, 40.0 * 0.98, 1e-9);
+  EXPECT_NEAR(k.metrics[l2].max, 40.0 * 1.02, 1e-9);
+  EXPECT_NEAR(k.metrics[l2].mean, 40.0, 1e-9);
+  EXPECT_NEAR(k.metrics[l2].spread_distance, 40.0 * 0.04 / 100.0, 1e-9);
+  EXPECT_GT(summary.max_d_between_repeats, 0.0);
+  EXPECT_GT(summary.max_d_spread, 0.0);
+  EXPECT_EQ(summary.segments[1].d_between_repeats.size(), 3u);
+  EXPECT_DOUBLE_EQ(summary.segments[1].d_between_repeats[0], 0.0);  // identical reference rows
+}
+
+}  // namespace
+}  // namespace vxsynth::gpu

@@ -1,0 +1,181 @@
+// Candidate builds (real nvcc, a private cache), the cache, ELF inspection and the sandbox
+// rules. Each nvcc build takes about a second; the set is kept small for CI.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "common/error.h"
+#include "gpu/candidate_build.h"
+#include "gpu/elf_inspect.h"
+#include "gpu/sandbox.h"
+#include "test_util.h"
+
+namespace vxsynth::gpu {
+namespace {
+
+using testing::TempDir;
+
+const std::string kCandidates = "gpu/candidates/";
+
+bool has_violation(const SandboxVerdict& v, const std::string& rule, const std::string& item) {
+  return std::any_of(v.violations.begin(), v.violations.end(),
+                     [&](const SandboxViolation& x) { return x.rule == rule && x.item == item; });
+}
+
+class CandidateBuild : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!testing::have_nvcc()) GTEST_SKIP() << "nvcc not found: candidate builds are not tested on this machine";
+    options_.cache_dir = cache_.path();
+  }
+  TempDir cache_{"gpu-cache"};
+  BuildOptions options_;
+};
+
+TEST_F(CandidateBuild, GoodCandidateIsAcceptedAndCached) {
+  const auto first = build_candidate(kCandidates + "linear_naive.cu", options_);
+  EXPECT_FALSE(first.cache_hit);
+  EXPECT_EQ(first.name, "linear_naive");
+  EXPECT_GT(first.seconds, 0.0);
+  ASSERT_TRUE(std::filesystem::exists(first.shared_object));
+  EXPECT_EQ(std::filesystem::path(first.shared_object).filename().string(), first.key + ".so");
+
+  const auto info = inspect_elf(first.shared_object);
+  EXPECT_TRUE(info.exports(kLaunchSymbol));
+  EXPECT_TRUE(std::any_of(info.needed.begin(), info.needed.end(),
+                          [](const std::string& n) { return n.rfind("libcudart.so", 0) == 0; }));
+  const auto verdict = check_sandbox(info);
+  EXPECT_TRUE(verdict.ok()) << verdict.describe("linear_naive");
+
+  const auto second = build_candidate(kCandidates + "linear_naive.cu", options_);
+  EXPECT_TRUE(second.cache_hit);
+  EXPECT_EQ(second.shared_object, first.shared_object);
+
+  // Any change of flags is a different build.
+  BuildOptions other = options_;
+  other.extra_flags = {"-DVXSYNTH_TEST_FLAG=1"};
+  const auto third = build_candidate(kCandidates + "linear_naive.cu", other);
+  EXPECT_FALSE(third.cache_hit);
+  EXPECT_NE(third.key, first.key);
+}
+
+TEST_F(CandidateBuild, CacheKeyCoversSourceAndFlags) {
+  const std::vector<std::string> flags = {"-arch=sm_90", "-O3"};
+  const std::string k = build_key("a", "nvcc 13.0", flags);
+  EXPECT_NE(k, build_key("b", "nvcc 13.0", flags));
+  EXPECT_NE(k, build_key("a", "nvcc 13.1", flags));
+  EXPECT_NE(k, build_key("a", "nvcc 13.0", {"-arch=sm_90", "-O2"}));
+  // Include paths name machine-local folders; the header's content is hashed instead.
+  EXPECT_EQ(k, build_key("a", "nvcc 13.0", {"-arch=sm_90", "-O3", "-I/somewhere/else"}));
+}
+
+TEST_F(CandidateBuild, VendorAndFileCallsAreRejected) {
+  const auto results = build_candidates({kCandidates + "bad/calls_cublas.cu", kCandidates + "bad/reads_file.cu",
+                                         kCandidates + "bad/no_entry_point.cu"},
+                                        options_, 2);
+  ASSERT_EQ(results.size(), 3u);
+  for (const auto& r : results) ASSERT_TRUE(r.error.empty()) << r.error;
+
+  const auto cublas = check_sandbox(inspect_elf(results[0].shared_object));
+  EXPECT_TRUE(has_violation(cublas, "vendor-symbol", "cublasCreate_v2")) << cublas.describe("calls_cublas");
+  EXPECT_TRUE(has_violation(cublas, "vendor-symbol", "cublasSgemm_v2"));
+
+  const auto file = check_sandbox(inspect_elf(results[1].shared_object));
+  EXPECT_TRUE(has_violation(file, "file-access", "fopen")) << file.describe("reads_file");
+  EXPECT_TRUE(has_violation(file, "file-access", "fread"));
+
+  const auto abi = check_sandbox(inspect_elf(results[2].shared_object));
+  EXPECT_TRUE(has_violation(abi, "abi", kLaunchSymbol)) << abi.describe("no_entry_point");
+
+  EXPECT_THROW(enforce_sandbox(results[0].shared_object), WorkError);
+}
+
+TEST_F(CandidateBuild, LinkedVendorLibraryIsRejected) {
+  // The same good source linked against cuBLAS: the needed-library rule alone must catch it.
+  BuildOptions linked = options_;
+  linked.extra_flags = {"-Xlinker", "--no-as-needed", "-lcublas"};
+  const auto r = build_candidate(kCandidates + "linear_naive.cu", linked);
+  const auto info = inspect_elf(r.shared_object);
+  const auto verdict = check_sandbox(info);
+  ASSERT_FALSE(verdict.ok());
+  EXPECT_EQ(verdict.violations.front().rule, "library");
+  EXPECT_NE(verdict.violations.front().item.find("libcublas"), std::string::npos);
+}
+
+TEST_F(CandidateBuild, CompileErrorNamesTheSourceAndQuotesNvcc) {
+  TempDir src("gpu-src");
+  const std::string path = src / "broken.cu";
+  testing::write_text(path, "#include \"vxsynth_candidate.h\"\nextern \"C\" int vxsynth_candidate_launch(\n");
+  try {
+    build_candidate(path, options_);
+    FAIL() << "a broken source built";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_NE(std::string(e.what()).find("nvcc failed"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("broken.cu"), std::string::npos);
+  }
+  // In a parallel build the failure is reported per candidate, the others still build.
+  const auto results = build_candidates({path, kCandidates + "linear_naive.cu"}, options_, 2);
+  EXPECT_FALSE(results[0].error.empty());
+  EXPECT_TRUE(results[1].error.empty());
+}
+
+TEST(ElfInspect, RejectsWhatIsNotASharedObject) {
+  EXPECT_THROW(inspect_elf_bytes("", "empty"), InputError);
+  EXPECT_THROW(inspect_elf_bytes(std::string(64, 'x'), "text"), InputError);
+  std::string fake(64, '\0');
+  fake.replace(0, 4, "\x7f" "ELF");
+  fake[4] = 1;  // 32-bit
+  fake[5] = 1;
+  EXPECT_THROW(inspect_elf_bytes(fake, "elf32"), InputError);
+  fake[4] = 2;
+  fake[16] = 2;  // ET_EXEC
+  EXPECT_THROW(inspect_elf_bytes(fake, "exec"), InputError);
+  EXPECT_THROW(inspect_elf("gpu/no-such-file.so"), InputError);
+}
+
+TEST(ElfInspect, TruncatedObjectIsAnInputErrorNotACrash) {
+  if (!testing::have_nvcc()) GTEST_SKIP() << "nvcc not found";
+  TempDir cache("gpu-cache");
+  BuildOptions o;
+  o.cache_dir = cache.path();
+  const auto r = build_candidate(kCandidates + "linear_naive.cu", o);
+  const std::string bytes = testing::read_text(r.shared_object);
+  for (std::size_t cut : {std::size_t{100}, bytes.size() / 3, bytes.size() / 2, bytes.size() - 10}) {
+    EXPECT_THROW(inspect_elf_bytes(bytes.substr(0, cut), "truncated"), InputError) << "cut at " << cut;
+  }
+  EXPECT_NO_THROW(inspect_elf_bytes(bytes, "whole"));
+}
+
+TEST(Sandbox, RulesOnSyntheticSymbolTables) {
+  ElfDynamicInfo ok;
+  ok.needed = {"libcudart.so.13", "libstdc++.so.6", "libm.so.6", "libgcc_s.so.1", "libc.so.6"};
+  ok.undefined = {{"__cudaLaunchKernel", false, true}, {"cudaGetLastError", false, true}, {"expf", false, true}};
+  ok.defined = {{kLaunchSymbol, false, true}};
+  EXPECT_TRUE(check_sandbox(ok).ok());
+
+  auto with = [&](auto change) {
+    ElfDynamicInfo info = ok;
+    change(info);
+    return check_sandbox(info);
+  };
+  EXPECT_TRUE(has_violation(with([](auto& i) { i.needed.push_back("libcudnn.so.9"); }), "library", "libcudnn.so.9"));
+  EXPECT_TRUE(has_violation(with([](auto& i) { i.needed.push_back("libz.so.1"); }), "library", "libz.so.1"));
+  EXPECT_TRUE(has_violation(with([](auto& i) { i.undefined.push_back({"cudnnConvolutionForward", false, true}); }),
+                            "vendor-symbol", "cudnnConvolutionForward"));
+  EXPECT_TRUE(has_violation(with([](auto& i) { i.undefined.push_back({"open64", false, true}); }), "file-access", "open64"));
+  EXPECT_TRUE(has_violation(with([](auto& i) { i.undefined.push_back({"dlopen", false, true}); }), "dynamic-loading", "dlopen"));
+  EXPECT_TRUE(has_violation(with([](auto& i) { i.undefined.push_back({"cuGetProcAddress_v2", false, true}); }),
+                            "dynamic-loading", "cuGetProcAddress_v2"));
+  EXPECT_TRUE(has_violation(with([](auto& i) { i.undefined.push_back({"popen", false, true}); }), "process", "popen"));
+  EXPECT_TRUE(has_violation(
+      with([](auto& i) { i.undefined.push_back({"_ZNSt14basic_ifstreamIcSt11char_traitsIcEEC1EPKcSt13_Ios_Openmode", false, true}); }),
+      "file-access", "_ZNSt14basic_ifstreamIcSt11char_traitsIcEEC1EPKcSt13_Ios_Openmode"));
+  EXPECT_TRUE(has_violation(with([](auto& i) { i.defined.clear(); }), "abi", kLaunchSymbol));
+  // Names that merely contain a forbidden word are not flagged.
+  EXPECT_TRUE(with([](auto& i) { i.undefined.push_back({"opendir_like_helper", false, true}); }).ok());
+}
+
+}  // namespace
+}  // namespace vxsynth::gpu

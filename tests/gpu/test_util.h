@@ -1,0 +1,64 @@
+// Helpers shared by the GPU part's tests: temporary folders, running the CLI, reading files.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "gpu/candidate_build.h"
+#include "gpu/process.h"
+
+namespace vxsynth::gpu::testing {
+
+class TempDir {
+ public:
+  explicit TempDir(const std::string& tag) {
+    std::string pattern = (std::filesystem::temp_directory_path() / ("vxsynth-" + tag + "-XXXXXX")).string();
+    path_ = mkdtemp(pattern.data()) ? pattern : "";
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return (std::filesystem::path(path_) / name).string(); }
+
+ private:
+  std::string path_;
+};
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+struct CliRun {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs the built vxsynth with `args`; `env` entries ("NAME=value") are added.
+inline CliRun run_cli(const std::vector<std::string>& args, const std::string& scratch,
+                      const std::vector<std::string>& env = {}) {
+  std::vector<std::string> argv = {VXSYNTH_CLI};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const std::string log = (std::filesystem::path(scratch) / "cli-output.txt").string();
+  CliRun r;
+  r.exit_code = run_process(argv, {log, log, env}).exit_code;
+  r.output = read_text(log);
+  return r;
+}
+
+inline bool have_nvcc() { return !locate_nvcc().empty(); }
+
+}  // namespace vxsynth::gpu::testing
