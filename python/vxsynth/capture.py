@@ -239,10 +239,14 @@ def stage_ncu(args, out: Path, vxsynth: str) -> None:
 
 # --- stage 3: references ----------------------------------------------------------------------
 
-def run_signature(vxsynth: str, csv_path: Path, unmeasurable: list[str]) -> tuple[dict, bool]:
+def run_signature(vxsynth: str, csv_path: Path, unmeasurable: list[str], problem: dict | None = None) -> tuple[dict, bool]:
+    """`vxsynth signature --json` on the whole CSV. With `problem` (the operator's GEMM view), the
+    C++ side also checks the tile it reads from each kernel name against the grid."""
     base = [vxsynth, "signature", str(csv_path), "--json"]
     if unmeasurable:
         base += ["--unmeasurable", ",".join(unmeasurable)]
+    if problem:
+        base += ["--problem", f"{problem['M']},{problem['N']},{problem.get('batch', 1)}"]
     proc = subprocess.run(base, capture_output=True, text=True)
     if proc.returncode == 0:
         return json.loads(proc.stdout), True
@@ -265,12 +269,24 @@ def stage_finalize(out: Path, suite: Path, vxsynth: str, ncu: str | None, quiet:
     if signatures.get("schema") != reference.SIGNATURE_SCHEMA:
         raise SystemExit(f"capture: vxsynth signature printed schema {signatures.get('schema')!r}")
     by_id = {str(k["ncu_id"]): k for k in signatures["kernels"]}
+    with_problem = {}
+    for t in ctx["targets"]:  # again per compute kernel, with its GEMM shape, so the tile is checked too
+        gemm = t["op"].get("gemm")
+        if gemm and t["op"].get("kernel_role", "compute") == "compute":
+            try:
+                sigs, ok = run_signature(vxsynth, out / "ncu.csv", platform["unmeasurable"], gemm)
+            except SystemExit as e:  # an older vxsynth without --problem: keep the plain signature
+                log(f"warning: no tile check for rank {t['rank']}: {e}")
+                continue
+            complete = complete and ok
+            row_id = str(matches[t["rank"]]["row"]["ID"])
+            with_problem[t["rank"]] = next(k for k in sigs["kernels"] if str(k["ncu_id"]) == row_id)
     pdir = suite / platform["id"]
     written = []
     names = []
     for t in ctx["targets"]:
         m = matches[t["rank"]]
-        sig = by_id[str(m["row"]["ID"])]
+        sig = with_problem.get(t["rank"]) or by_id[str(m["row"]["ID"])]
         profiled = dict(t["profiled_instance"], ncu_id=sig["ncu_id"], ncu_match=m["match"])
         ref = reference.build_reference(workload=ctx["workload"], platform=platform, hot=t["hot"], op=t["op"],
                                         launch=t["launch"], signature=sig, profiled=profiled)
