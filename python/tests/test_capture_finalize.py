@@ -70,8 +70,20 @@ def test_finalize_writes_references_from_the_cpp_signatures(tmp_path, meta_calls
         ref = reference.load_reference(path)
         assert path.parent.name == f"act-{t['rank']}-{t['op']['kind'].replace('_', '-')}"
         assert reference.measured_metrics(ref) == list(reference.METRIC_IDS)
-        # The signature is the C++ object, verbatim.
-        assert ref["signature"] == by_id[ref["kernel"]["profiled_instance"]["ncu_id"]]
+        # The signature is the C++ object, verbatim: for a compute kernel the one printed with the
+        # operator's GEMM shape (--problem), which only adds the tile check to the name reading.
+        ncu_id = ref["kernel"]["profiled_instance"]["ncu_id"]
+        assert ref["signature"]["metrics"] == by_id[ncu_id]["metrics"]
+        g = ref["op"].get("gemm")
+        if g and ref["op"]["kernel_role"] == "compute":
+            with_problem = json.loads(subprocess.run(
+                [vxsynth_bin, "signature", str(out / "ncu.csv"), "--json", "--problem", f"{g['M']},{g['N']},{g['batch']}"],
+                capture_output=True, text=True, check=True).stdout)
+            assert ref["signature"] == next(k for k in with_problem["kernels"] if k["ncu_id"] == ncu_id)
+            tile = next(p for p in ref["signature"]["kernel_name_reading"]["properties"] if p["key"] == "tile")
+            assert tile["check"] in ("agrees", "contradicted")
+        else:
+            assert ref["signature"] == by_id[ncu_id]
         assert ref["kernel"]["rank"] == t["rank"] and ref["kernel"]["calls"] == t["hot"]["calls"]
         assert ref["launch"]["grid"] == ref["signature"]["launch"]["grid"]
         assert ref["fixed_properties"]["block_size"] == ref["signature"]["launch"]["block_size"]
