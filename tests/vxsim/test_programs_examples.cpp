@@ -34,7 +34,9 @@ std::string describe(const Shape& s) {
 const std::vector<Shape> kShapes = {{1, 4, 4}, {2, 2, 8}, {3, 8, 2}, {1, 1, 1}, {4, 4, 32}, {2, 16, 4}};
 
 ProcessResult run_example(const std::string& name, const std::vector<std::string>& args, const Shape& shape) {
-  std::vector<std::string> argv = {example_dir(name) + "/" + name, "-k", example_kernel(name)};
+  // sgemm_tcu uses -k for K (as a GEMM does) and -f for the kernel file.
+  const std::string kernel_flag = name == "sgemm_tcu" ? "-f" : "-k";
+  std::vector<std::string> argv = {example_dir(name) + "/" + name, kernel_flag, example_kernel(name)};
   argv.insert(argv.end(), args.begin(), args.end());
   return run(argv, env_of(shape));
 }
@@ -74,6 +76,12 @@ TEST_P(Examples, BlockReduction) {
   for (int n : {1, 999}) {
     expect_passed(run_example("dotproduct", {"-n", std::to_string(n)}, GetParam()), "dotproduct n=" + std::to_string(n));
   }
+}
+
+// vx_tensor.h on the tensor unit: fp16 -> fp32 WMMA tiles, fragment layouts for this warp width.
+TEST_P(Examples, TensorUnitGemm) {
+  expect_passed(run_example("sgemm_tcu", {"-m", "20", "-n", "24", "-k", "40"}, GetParam()), "sgemm_tcu 20x24x40");
+  expect_passed(run_example("sgemm_tcu", {"-m", "33", "-n", "17", "-k", "70"}, GetParam()), "sgemm_tcu 33x17x70");
 }
 
 // Every task's line arrives exactly once, whole, on its hardware thread's console slot,

@@ -157,9 +157,9 @@ int vx_dev_caps(vx_device_h hdevice, uint32_t caps_id, uint64_t* value) {
       case VX_CAPS_GLOBAL_MEM_SIZE: *value = global_mem; break;
       case VX_CAPS_LOCAL_MEM_SIZE: *value = config.local_mem_size; break;
       case VX_CAPS_ISA_FLAGS:
-        // RV32 (log2(32) - 4 = 1 in bits 30-31), IMAF, local memory and Zicond.
+        // RV32 (log2(32) - 4 = 1 in bits 30-31), IMAF, local memory, Zicond and the v2 tensor unit.
         *value = VX_ISA_STD_I | VX_ISA_STD_M | VX_ISA_STD_A | VX_ISA_STD_F | (uint64_t{1} << 30) |
-                 VX_ISA_EXT_LMEM | VX_ISA_EXT_ZICOND;
+                 VX_ISA_EXT_LMEM | VX_ISA_EXT_ZICOND | VX_ISA_EXT_TCU;
         break;
       case VX_CAPS_NUM_MEM_BANKS: *value = mem_banks; break;
       case VX_CAPS_MEM_BANK_SIZE: *value = global_mem / mem_banks; break;
@@ -441,6 +441,7 @@ uint64_t vxsim_console_text(vx_device_h hdevice, char* buffer, uint64_t size) {
   uint64_t length = 0;
   guarded("vxsim_console_text", [&] {
     host::Device* device = device_of(hdevice, "vxsim_console_text");
+    if (device->busy()) throw vxsynth::InputError("vxsim_console_text", "", "the device is running a kernel");
     const std::string& text = device->console_text();
     length = text.size();
     if (buffer != nullptr && size > 0) {
