@@ -73,17 +73,21 @@ def prepare(args):
     return torch, workload, cfg, model, inputs
 
 
-def warm_up(torch, workload, model, inputs, count):
-    """Runs `count` inferences; returns each one's GPU-synchronised latency in ms."""
+def warm_up(torch, workload, model, inputs, count, outputs=None):
+    """Runs `count` inferences; returns each one's GPU-synchronised latency in ms (and appends
+    the last output's summary to `outputs` when given)."""
     times = []
+    out = None
     for _ in range(count):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         torch.cuda.synchronize()
         start.record()
-        workload.infer(model, inputs)
+        out = workload.infer(model, inputs)
         end.record()
         torch.cuda.synchronize()
         times.append(start.elapsed_time(end))
+    if outputs is not None and out is not None:
+        outputs.append(models.summarize_output(out))
     return times
 
 
@@ -152,8 +156,11 @@ def stage_profile(args, out: Path) -> dict:
     torch, workload, cfg, model, inputs = prepare(args)
     from torch.profiler import ProfilerActivity, profile
 
-    warm = warm_up(torch, workload, model, inputs, args.warmup)
-    log(f"{args.workload}: warm-up latencies (ms) {[round(t, 2) for t in warm]}")
+    outputs = []
+    warm = warm_up(torch, workload, model, inputs, args.warmup, outputs)
+    log(f"{args.workload}: warm-up latencies (ms) {[round(t, 2) for t in warm]}; output {outputs}")
+    if outputs and outputs[0]["finite"] is False:
+        log("warning: the model's output is not finite (random weights overflowed?)")
     tracker = OpTracker(model, annotate=True)
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
         with tracker:
@@ -180,6 +187,7 @@ def stage_profile(args, out: Path) -> dict:
                      "dtype": str(workload.dtype).replace("torch.", ""), "batch": 1, "seed": args.seed,
                      "parameters": sum(p.numel() for p in model.parameters())},
         "platform": platform_info(torch),
+        "output": outputs[0] if outputs else None,
         "latency_ms": {"warmup": warm, "median_after_first": statistics.median(warm[1:]) if len(warm) > 1 else None},
         "total_kernel_ns": total_ns,
         "kernel_launches": len(launches),
@@ -312,6 +320,7 @@ def stage_finalize(out: Path, suite: Path, vxsynth: str, ncu: str | None, quiet:
         "workload": ctx["workload"],
         "platform": platform,
         "latency_ms": ctx["latency_ms"],
+        "output": ctx.get("output"),
         "total_kernel_ns": ctx["total_kernel_ns"],
         "kernel_launches": ctx["kernel_launches"],
         "unjoined_kernels": ctx["unjoined_kernels"],

@@ -55,3 +55,11 @@ def get(name: str) -> Workload:
     if name not in WORKLOADS:
         raise ValueError(f"unknown workload {name!r} (expected one of {sorted(WORKLOADS)})")
     return WORKLOADS[name]
+
+
+def summarize_output(out: torch.Tensor) -> dict:
+    if out.device.type == "meta":
+        return {"shape": list(out.shape), "dtype": str(out.dtype).replace("torch.", ""), "finite": None}
+    o = out.detach().float()
+    return {"shape": list(out.shape), "dtype": str(out.dtype).replace("torch.", ""),
+            "finite": bool(torch.isfinite(o).all()), "abs_max": float(o.abs().max()), "std": float(o.std())}
