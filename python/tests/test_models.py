@@ -193,3 +193,14 @@ def test_act_sine_position_embedding():
     import math
     assert pos[0, 0, 0, 0].item() == pytest.approx(math.sin(2 * math.pi / 15), abs=1e-4)
     assert pos[0, 256, 0, 4].item() == pytest.approx(math.sin(2 * math.pi * 5 / 20), abs=1e-4)
+
+
+def test_smoke_check_cli(capsys):
+    from vxsynth.models.__main__ import main
+    assert main(["--device", "cpu", "--config", "small"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert [line.split()[0] for line in lines] == ["workload=act", "workload=diffusion_policy", "workload=pi0"]
+    assert all("finite=True" in line for line in lines)
+    assert main(["--device", "meta", "--workload", "pi0"]) == 0
+    assert "parameters=3238048528" in capsys.readouterr().out
+    assert main(["--device", "cpu", "--config", "nope", "--workload", "act"]) == 2
