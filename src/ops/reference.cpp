@@ -222,31 +222,39 @@ Tensor compute_reference(const OpSpec& spec, const std::vector<Tensor>& inputs, 
       break;
     }
     case OpKind::matmul: {
-      const auto a = rounded_values(inputs[0], path);
-      const auto b = rounded_values(inputs[1], path);
       const MatmulParams& p = spec.matmul;
       const MatmulBatch mb(p);
       const std::int64_t M = p.m, N = p.n, K = p.k, batches = shape_numel(mb.out);
-      parallel_for(batches, threads, [&](std::int64_t bi) {
-        const float* ap = a.data() + mb.source(bi, mb.a) * M * K;
-        const float* bp = b.data() + mb.source(bi, mb.b) * N * K;
-        // Pack to A[M][K] and B[N][K] when stored the other way round.
-        std::vector<float> at, bt;
-        if (p.transpose_a) {
-          at.resize(static_cast<std::size_t>(M * K));
+      // Operands packed once as A[..][M][K] and B[..][N][K] (k contiguous for the kernel).
+      auto pack = [&](const Tensor& t, bool k_is_last, std::int64_t rows) {
+        std::vector<float> v = rounded_values(t, path);
+        if (k_is_last) return v;
+        std::vector<float> packed(v.size());
+        const std::int64_t count = static_cast<std::int64_t>(v.size()) / (rows * K);
+        for (std::int64_t bi = 0; bi < count; ++bi)
           for (std::int64_t k = 0; k < K; ++k)
-            for (std::int64_t m = 0; m < M; ++m) at[static_cast<std::size_t>(m * K + k)] = ap[k * M + m];
-          ap = at.data();
-        }
-        if (!p.transpose_b) {
-          bt.resize(static_cast<std::size_t>(N * K));
-          for (std::int64_t k = 0; k < K; ++k)
-            for (std::int64_t n = 0; n < N; ++n) bt[static_cast<std::size_t>(n * K + k)] = bp[k * N + n];
-          bp = bt.data();
-        }
-        std::vector<double> acc(static_cast<std::size_t>(M * N));
-        gemm_nt_f64(ap, K, bp, K, M, N, K, acc.data(), N);
-        for (std::int64_t i = 0; i < M * N; ++i) y.set_from_double(bi * M * N + i, acc[static_cast<std::size_t>(i)]);
+            for (std::int64_t r = 0; r < rows; ++r)
+              packed[static_cast<std::size_t>((bi * rows + r) * K + k)] = v[static_cast<std::size_t>((bi * K + k) * rows + r)];
+        return packed;
+      };
+      const std::vector<float> a = pack(inputs[0], !p.transpose_a, M);
+      const std::vector<float> b = pack(inputs[1], p.transpose_b, N);
+      const std::int64_t chunks = (M + kGemmRowChunk - 1) / kGemmRowChunk;
+      const std::int64_t col_blocks = column_blocks(batches * chunks, N, threads);
+      const std::int64_t cols = (N + col_blocks - 1) / col_blocks;
+      parallel_for(batches * chunks * col_blocks, threads, [&](std::int64_t task) {
+        const std::int64_t nb = task % col_blocks, c = (task / col_blocks) % chunks, bi = task / col_blocks / chunks;
+        const std::int64_t n0 = nb * cols, n1 = std::min(N, n0 + cols);
+        const std::int64_t m0 = c * kGemmRowChunk, m1 = std::min(M, m0 + kGemmRowChunk);
+        if (n0 >= n1) return;
+        const float* ap = a.data() + (mb.source(bi, mb.a) * M + m0) * K;
+        const float* bp = b.data() + (mb.source(bi, mb.b) * N + n0) * K;
+        const std::int64_t nn = n1 - n0;
+        std::vector<double> acc(static_cast<std::size_t>((m1 - m0) * nn));
+        gemm_nt_f64(ap, K, bp, K, m1 - m0, nn, K, acc.data(), nn);
+        for (std::int64_t m = m0; m < m1; ++m)
+          for (std::int64_t n = n0; n < n1; ++n)
+            y.set_from_double((bi * M + m) * N + n, acc[static_cast<std::size_t>((m - m0) * nn + (n - n0))]);
       });
       break;
     }

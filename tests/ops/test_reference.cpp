@@ -26,6 +26,7 @@ std::vector<OpSpec> odd_specs(PrecisionPath p) {
       make_matmul("mm_ta", p, {3}, {3}, 7, 5, 9, true, false),
       make_matmul("mm_tb_bcast", p, {2, 1}, {3}, 5, 6, 11, false, true),
       make_matmul("mm_tatb", p, {1}, {2, 3}, 3, 4, 5, true, true),
+      make_matmul("mm_big_unbatched", p, {}, {}, 70, 130, 33, true, false),
       make_conv("c1", p, 2, 3, 5, {17}, {3}, {1}, {1}, {1}, 1, true, first),
       make_conv("c1_nlc_s2_d2", p, 1, 4, 6, {19}, {3}, {2}, {2}, {2}, 2, false, last, Activation::relu),
       make_conv("c1_k5", p, 1, 7, 3, {4}, {5}, {1}, {2}, {1}),
