@@ -1,7 +1,12 @@
-// vxsim functional speed on a shared-memory tiled SGEMM (bench/vxsim_kernels/sgemm_tiled.c),
-// n = 256, one core, 32 and 4 threads per warp. Reports thread-instructions per second
-// (real time) and the process's peak RSS. The kernel is built here with the RISC-V cross
-// compiler; the result is checked against a CPU reference before timing counts.
+// vxsim functional speed on shared-memory tiled SGEMMs, n = 256, one core, 32 and 4 threads
+// per warp. Reports thread-instructions per second (real time) and the process's peak RSS.
+//  - BM_VxsimSgemmTiled: bench/vxsim_kernels/sgemm_tiled.c, a freestanding kernel with its own
+//    start-up (16x16 tiles, every thread computes 256 / threads outputs per tile);
+//  - BM_VxsimSgemmTiledVortexRt: vortex-rt/examples/sgemm_tiled (vx_spawn_threads, one CTA of
+//    tile x tile threads per tile; tile 16 at 8x32 threads, 4 at 4x4), built with vortex-rt's
+//    kernel build (the `vxsynth sim cc` path).
+// Kernels are built here with the RISC-V cross compiler; results are checked against a CPU
+// reference.
 //   build/bench/bench_vxsim --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
@@ -14,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "vxsim/host/kernel_build.h"
 #include "vxsim/simulator.h"
 
 namespace {
@@ -94,7 +100,94 @@ void BM_VxsimSgemmTiled(benchmark::State& state) {
   state.counters["peak_rss_MiB"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
-// Args: n, threads per warp, warps.
+const std::string& vortex_rt_sgemm_vxbin() {
+  static const std::string path = [] {
+    try {
+      vxsynth::vxsim::host::KernelBuildOptions o;
+      const std::string dir = std::string(VXSYNTH_SOURCE_DIR) + "/vortex-rt/examples/sgemm_tiled";
+      o.sources = {dir + "/kernel.cpp"};
+      o.include_dirs = {dir};
+      o.output = (std::filesystem::temp_directory_path() / ("vxsim_bench_rt_sgemm_" + std::to_string(getpid()) + ".vxbin")).string();
+      return vxsynth::vxsim::host::build_kernel(o).vxbin;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench_vxsim: cannot build vortex-rt's sgemm_tiled: %s\n", e.what());
+      return std::string();
+    }
+  }();
+  return path;
+}
+
+void BM_VxsimSgemmTiledVortexRt(benchmark::State& state) {
+  const uint32_t n = static_cast<uint32_t>(state.range(0));
+  Config cfg;
+  cfg.cores = 1;
+  cfg.threads = static_cast<uint32_t>(state.range(1));
+  cfg.warps = static_cast<uint32_t>(state.range(2));
+  const uint32_t tile = static_cast<uint32_t>(state.range(3));
+  if (vortex_rt_sgemm_vxbin().empty()) {
+    state.SkipWithError("vortex-rt sgemm_tiled could not be built");
+    return;
+  }
+  Simulator sim(cfg);
+  sim.load_program(vortex_rt_sgemm_vxbin());
+  const uint32_t bytes = n * n * 4, kB = kA + bytes, kC = kB + bytes;
+  std::vector<float> a(n * n), b(n * n), c(n * n);
+  std::mt19937 rng(43);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (auto& x : a) x = dist(rng);
+  for (auto& x : b) x = dist(rng);
+  sim.memory().write(kA, a.data(), bytes);
+  sim.memory().write(kB, b.data(), bytes);
+  sim.memory().set_access(kA, 2ull * bytes, Access::kRead);
+  sim.memory().set_access(kC, bytes, Access::kWrite);
+  // kernel_arg_t of vortex-rt/examples/sgemm_tiled/common.h.
+  struct {
+    uint32_t grid_dim[2], block_dim[2], size, tile_size;
+    uint64_t a, b, c;
+  } args{{n / tile, n / tile}, {tile, tile}, n, tile, kA, kB, kC};
+  static_assert(sizeof(args) == 48);
+  sim.memory().write(kArgs, &args, sizeof args);
+  sim.memory().set_access(kArgs, sizeof args, Access::kRead);
+  sim.write_dcr(kDcrStartupArg0, kArgs);
+
+  uint64_t thread_instructions = 0;
+  for (auto _ : state) {
+    RunResult r = sim.run();
+    if (r.exit_code != 0) {
+      state.SkipWithError("kernel exit code not 0");
+      return;
+    }
+    thread_instructions += r.thread_instructions;
+  }
+  sim.memory().read(kC, c.data(), bytes);
+  for (uint32_t i = 0; i < n; i += 7) {
+    for (uint32_t j = 0; j < n; j += 5) {
+      double ref = 0;
+      for (uint32_t k = 0; k < n; ++k) ref += double(a[i * n + k]) * b[k * n + j];
+      if (std::fabs(c[i * n + j] - ref) > 1e-3) {
+        state.SkipWithError("wrong SGEMM result");
+        return;
+      }
+    }
+  }
+  const Counters& ctr = sim.counters();
+  state.counters["thread_instr_per_s"] = benchmark::Counter(static_cast<double>(thread_instructions), benchmark::Counter::kIsRate);
+  state.counters["thread_instr"] = static_cast<double>(ctr.thread_instructions);
+  state.counters["active_lanes"] = ctr.active_lane_fraction(cfg.threads);
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  state.counters["peak_rss_MiB"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+// Args: n, threads per warp, warps (, tile).
+BENCHMARK(BM_VxsimSgemmTiledVortexRt)
+    ->Args({256, 32, 8, 16})
+    ->Args({256, 4, 4, 4})
+    ->ArgNames({"n", "threads", "warps", "tile"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
+
 BENCHMARK(BM_VxsimSgemmTiled)
     ->Args({256, 32, 8})
     ->Args({256, 4, 4})
