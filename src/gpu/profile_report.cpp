@@ -68,11 +68,54 @@ ProfileMapping map_profile(const signature::NcuTable& table, const std::vector<L
   mapping.launches.resize(launches.size());
   for (std::size_t i = 0; i < launches.size(); ++i) mapping.launches[i].launch = launches[i];
   std::vector<std::size_t> owner(rows.size());
-  const bool ids_match = std::all_of(row_stream.begin(), row_stream.end(),
-                                     [&](unsigned long long s) { return by_id.count(s) != 0; });
-  if (ids_match) {
-    mapping.method = "stream id";
-    for (std::size_t r = 0; r < rows.size(); ++r) owner[r] = by_id[row_stream[r]];
+  const std::size_t known = static_cast<std::size_t>(std::count_if(
+      row_stream.begin(), row_stream.end(), [&](unsigned long long s) { return by_id.count(s) != 0; }));
+  if (known > 0) {
+    // Rows on the harness's streams go to their launch. Some libraries launch on streams of
+    // their own (cuDNN does for grouped convolutions); ncu serializes and the harness waits
+    // for each launch, so such rows belong to a launch between the launches of the known rows
+    // around them: the one launch there that has no row of its own, else the earlier one.
+    mapping.method = known == rows.size() ? "stream id" : "stream id, library-internal streams by launch order";
+    std::vector<std::ptrdiff_t> launch_of(rows.size(), -1);
+    std::vector<bool> has_known_row(launches.size(), false);
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      if (by_id.count(row_stream[r])) {
+        launch_of[r] = static_cast<std::ptrdiff_t>(by_id[row_stream[r]]);
+        has_known_row[by_id[row_stream[r]]] = true;
+      }
+    }
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      if (launch_of[r] >= 0) {
+        owner[r] = static_cast<std::size_t>(launch_of[r]);
+        continue;
+      }
+      std::ptrdiff_t prev = -1, next = static_cast<std::ptrdiff_t>(launches.size());
+      for (std::size_t q = r; q-- > 0;) {
+        if (launch_of[q] >= 0) {
+          prev = launch_of[q];
+          break;
+        }
+      }
+      for (std::size_t q = r + 1; q < rows.size(); ++q) {
+        if (launch_of[q] >= 0) {
+          next = launch_of[q];
+          break;
+        }
+      }
+      std::vector<std::size_t> empty_between;
+      for (std::ptrdiff_t i = prev + 1; i < next; ++i) {
+        if (!has_known_row[static_cast<std::size_t>(i)]) empty_between.push_back(static_cast<std::size_t>(i));
+      }
+      if (empty_between.size() == 1) {
+        owner[r] = empty_between.front();
+      } else if (empty_between.empty() && prev >= 0) {
+        owner[r] = static_cast<std::size_t>(prev);
+      } else {
+        throw WorkError(table.source() + ": line " + std::to_string(rows[r].line) + " ran on stream " +
+                        std::to_string(row_stream[r]) + ", which no launch of the harness used, and " +
+                        std::to_string(empty_between.size()) + " launches could own it");
+      }
+    }
   } else {
     // ncu numbers streams its own way: every launch group has its own stream and ran in order,
     // so the k-th run of equal stream values is the k-th launch.

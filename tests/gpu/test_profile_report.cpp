@@ -139,6 +139,28 @@ TEST(MapProfile, RowsGoToTheLaunchOfTheirStream) {
   EXPECT_NE(summary.text().find("k@conv"), std::string::npos);
 }
 
+TEST(MapProfile, KernelsOnLibraryInternalStreamsGoToTheLaunchBetween) {
+  // As seen on the H200: cuDNN ran a grouped convolution on four internal streams, none of
+  // them the stream the harness gave it.
+  const auto csv = fake_csv({{"cand", 30, 5000, 1.0},
+                             {"nchwToNhwc", 14, 500, 0.5},
+                             {"fprop", 14, 3000, 1.5},
+                             {"fprop", 15, 3000, 1.5},
+                             {"nhwcToNchw", 16, 400, 0.5},
+                             {"cand2", 32, 5000, 1.0},
+                             {"ref2_extra", 99, 100, 0.5}});
+  const auto table = signature::NcuTable::parse(csv, "fake.csv");
+  const auto mapping =
+      map_profile(table, launches_for({{"c@g", 30}, {"reference@g", 31}, {"c@h", 32}, {"reference@h", 33}}), {});
+  EXPECT_EQ(mapping.method, "stream id, library-internal streams by launch order");
+  EXPECT_EQ(mapping.launches[0].kernels.size(), 1u);
+  ASSERT_EQ(mapping.launches[1].kernels.size(), 4u);
+  EXPECT_EQ(mapping.launches[1].primary().name, "fprop");
+  EXPECT_EQ(mapping.launches[2].kernels.size(), 1u);
+  EXPECT_EQ(mapping.launches[3].kernels.size(), 1u);  // the trailing unknown row: the only empty launch after
+  EXPECT_EQ(mapping.launches[3].primary().name, "ref2_extra");
+}
+
 TEST(MapProfile, FallsBackToStreamOrderWhenIdsDiffer) {
   const auto csv = fake_csv({{"a", 101, 1000, 1.0}, {"b", 102, 1000, 2.0}, {"b2", 102, 500, 2.0}});
   const auto table = signature::NcuTable::parse(csv, "fake.csv");
