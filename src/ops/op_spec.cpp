@@ -223,6 +223,10 @@ void require_positive(std::int64_t v, const std::string& file, const std::string
   }
 }
 
+std::string section_name(OpKind k) {
+  return k == OpKind::linear ? "linear" : k == OpKind::matmul ? "matmul" : "conv";
+}
+
 }  // namespace
 
 void OpSpec::validate(const std::string& file) const {
@@ -291,6 +295,17 @@ void OpSpec::validate(const std::string& file) const {
         }
       }
       break;
+    }
+  }
+  // Every tensor must be addressable: at most 2^40 elements (computed in fp64, no overflow).
+  std::vector<TensorDesc> all = inputs();
+  all.push_back(output());
+  for (const TensorDesc& d : all) {
+    double n = 1.0;
+    for (auto v : d.shape) n *= static_cast<double>(v);
+    if (n > std::ldexp(1.0, 40)) {
+      throw InputError(file, section_name(kind), "tensor \"" + d.name + "\" of shape " + shape_to_string(d.shape) +
+                                                     " has more than 2^40 elements");
     }
   }
 }

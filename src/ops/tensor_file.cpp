@@ -103,6 +103,20 @@ Tensor read_tensor_file(const std::string& path) {
     }
     shape.push_back(d.get<std::int64_t>());
   }
+  // Check the data length before allocating: a corrupt shape must not allocate petabytes.
+  in.seekg(0, std::ios::end);
+  const auto file_size = static_cast<std::uint64_t>(in.tellg());
+  in.seekg(static_cast<std::streamoff>(kPrefix + header_len));
+  const std::uint64_t data_bytes = file_size - kPrefix - header_len;
+  double want = dtype_size(dtype);
+  for (auto d : shape) want *= static_cast<double>(d);
+  if (want != static_cast<double>(data_bytes)) {
+    char need[64];
+    std::snprintf(need, sizeof need, "%.0f", want);
+    const std::string what = want < static_cast<double>(data_bytes) ? "trailing bytes: " : "file too short: ";
+    throw InputError(path, "data", what + "shape " + shape_to_string(shape) + " of " + dtype_name + " needs " + need +
+                                       " bytes of data, the file has " + std::to_string(data_bytes));
+  }
   std::string name;
   if (h.contains("name") && h["name"].is_string()) name = h["name"].get<std::string>();
   Tensor t(dtype, shape, name);

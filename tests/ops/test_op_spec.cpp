@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <iterator>
 
 #include "common/error.h"
 #include "ops/op_spec.h"
@@ -128,4 +130,37 @@ TEST(OpSpec, ClearErrors) {
                   "conv":{}})");
       },
       {"conv", "does not belong"});
+}
+
+// Random edits of a valid spec's JSON values: InputError or a valid spec, never a crash, another
+// exception or an absurd allocation later on.
+TEST(OpSpec, MutatedSpecsNeverCrash) {
+  const Json base = op_spec_to_json(make_conv("c", PrecisionPath::tf32, 2, 6, 4, {9, 7}, {3, 3}, {1, 2}, {1, 0},
+                                              {1, 1}, 2, true, ConvLayout::channels_last));
+  const Json replacements[] = {Json(0), Json(-3), Json(1), Json(std::int64_t{1} << 40), Json(2.5), Json("x"),
+                               Json::array(), Json::array({1, 2, 3}), Json(nullptr), Json(true), Json::object()};
+  std::uint64_t state = 5;
+  auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull; };
+  int errors = 0, ok = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    Json j = base;
+    Json& conv = j["conv"];
+    auto it = conv.begin();
+    std::advance(it, static_cast<long>(next() % conv.size()));
+    *it = replacements[next() % std::size(replacements)];
+    if (next() % 4 == 0) {
+      auto top = j.begin();
+      std::advance(top, static_cast<long>(next() % j.size()));
+      if (top.key() != "conv") *top = replacements[next() % std::size(replacements)];
+    }
+    try {
+      const OpSpec s = op_spec_from_json(j, "fuzz.json");
+      for (const auto& d : s.inputs()) EXPECT_LE(static_cast<double>(shape_numel(d.shape)), std::ldexp(1.0, 40));
+      ++ok;
+    } catch (const InputError&) {
+      ++errors;
+    }
+  }
+  EXPECT_GT(errors, 1000);
+  EXPECT_GT(ok, 10);
 }

@@ -149,3 +149,34 @@ TEST(TensorFile, ReadsFilesWrittenByPython) {
     EXPECT_TRUE(x.is_poison(8));
   }
 }
+
+// Corrupted files (random bytes changed, truncated, header length rewritten) give an InputError
+// or a valid tensor, never a crash, another exception or a huge allocation.
+TEST(TensorFile, CorruptedFilesNeverCrash) {
+  Tensor x(DType::bf16, {5, 7}, "x");
+  x.set_seed(3);
+  const std::string good = temp_path("fuzz_src.tensor");
+  write_tensor_file(good, x);
+  const std::string bytes = slurp(good);
+  const std::string bad = temp_path("fuzz.tensor");
+  SplitMix64 rng(17);
+  int errors = 0;
+  for (int iter = 0; iter < 1000; ++iter) {
+    std::string b = bytes;
+    const int edits = 1 + static_cast<int>(rng.next() % 4);
+    for (int e = 0; e < edits; ++e) {
+      const std::size_t at = rng.next() % std::min<std::size_t>(b.size(), 140);  // mostly the header
+      b[at] = static_cast<char>(rng.next() & 0xff);
+    }
+    if (rng.next() % 8 == 0) b.resize(rng.next() % b.size());
+    if (rng.next() % 16 == 0) b.replace(b.find("[5,7]") == std::string::npos ? 0 : b.find("[5,7]"), 5, "[99999999999,99999999]");
+    spit(bad, b);
+    try {
+      const Tensor t = read_tensor_file(bad);
+      EXPECT_EQ(static_cast<std::size_t>(t.numel()) * 2, t.byte_size());
+    } catch (const InputError&) {
+      ++errors;
+    }
+  }
+  EXPECT_GT(errors, 300);
+}
