@@ -95,6 +95,7 @@ Core::Core(Simulator& s, Memory& m, DecodeCache& dc, uint8_t* io_block, uint32_t
       lmem_size(s.config().local_mem_size) {}
 
 void Core::reset(uint32_t startup_pc, uint32_t startup_arg) {
+  *live_reservations = 0;  // every core is reset together
   for (uint32_t i = 0; i < nw; ++i) {
     std::memset(static_cast<void*>(&warps[i]), 0, sizeof(Warp));
     warps[i].id = i;
@@ -129,7 +130,7 @@ bool Core::resolve_spawns() {
       s.tmask = 1;
       s.wait = WarpWait::kNone;
       s.ipdom_size = 0;
-      s.lr_valid = 0;
+      drop_reservations(s);
       active_warps |= 1u << i;
       ++ctr.warps_spawned;
     }
@@ -233,7 +234,43 @@ void Core::write_csr(Warp& w, uint32_t csr, uint32_t value) {
   trap(FaultKind::kInvalidCsr, "write to unknown CSR " + hex(csr));
 }
 
+void Core::reserve(Warp& w, uint32_t lane, uint32_t addr) {
+  if (!(w.lr_valid >> lane & 1)) ++*live_reservations;
+  w.lr_valid |= 1u << lane;
+  w.lr_addr[lane] = addr;
+}
+
+bool Core::take_reservation(Warp& w, uint32_t lane, uint32_t addr) {
+  if (!(w.lr_valid >> lane & 1)) return false;
+  w.lr_valid &= ~(1u << lane);
+  --*live_reservations;
+  return w.lr_addr[lane] == addr;
+}
+
+void Core::break_reservations(uint32_t addr) {
+  const uint32_t word = addr & ~3u;
+  const bool local = addr >= kLocalMemBaseAddr;
+  for (auto& core : sim.cores_) {
+    if (local && core.get() != this) continue;
+    for (Warp& w : core->warps) {
+      for (uint32_t m = w.lr_valid; m != 0; m &= m - 1) {
+        const uint32_t lane = static_cast<uint32_t>(std::countr_zero(m));
+        if ((w.lr_addr[lane] & ~3u) == word) {
+          w.lr_valid &= ~(1u << lane);
+          --*live_reservations;
+        }
+      }
+    }
+  }
+}
+
+void Core::drop_reservations(Warp& w) {
+  *live_reservations -= static_cast<uint32_t>(std::popcount(w.lr_valid));
+  w.lr_valid = 0;
+}
+
 void Core::exit_warp(Warp& w) {
+  drop_reservations(w);
   w.tmask = 0;
   w.wait = WarpWait::kNone;
   active_warps &= ~(1u << w.id);

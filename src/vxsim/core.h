@@ -123,6 +123,7 @@ class Core {
   DecodeCache& dcache;
   uint8_t* io;               // the IO block [0, kUserBaseAddr) (MPM counters, exit code)
   bool* stop_requested = nullptr;  // set by ECALL / EBREAK
+  uint32_t* live_reservations = nullptr;  // LR reservations held by any hart (all cores)
   const uint32_t id;
   const uint32_t nt;         // threads per warp
   const uint32_t nw;
@@ -180,6 +181,7 @@ class Core {
   void store(uint32_t addr, uint32_t lane, T v) {
     lane_addr[lane] = addr;
     if (addr & (sizeof(T) - 1)) [[unlikely]] misaligned(addr, lane, sizeof(T), "store");
+    if (*live_reservations != 0) [[unlikely]] break_reservations(addr);
     if (addr >= kLocalMemBaseAddr) {
       local_access(addr, lane, sizeof(T));
       std::memcpy(&lmem[addr - kLocalMemBaseAddr], &v, sizeof(T));
@@ -216,6 +218,12 @@ class Core {
   void arrive_barrier(Warp& w, uint32_t bar_id, uint32_t count);
   void release_global_barrier();
   void stop_all();
+  // LR/SC: a reservation is per hart; any store to the reserved word (by any hart, SC and
+  // AMOs included) breaks it. Core-local addresses (local memory) are per core.
+  void reserve(Warp& w, uint32_t lane, uint32_t addr);
+  bool take_reservation(Warp& w, uint32_t lane, uint32_t addr);
+  void break_reservations(uint32_t addr);
+  void drop_reservations(Warp& w);
 
  private:
   void track_global(uint32_t addr) {

@@ -28,6 +28,7 @@ struct Simulator::Internals {
   std::vector<uint8_t> io = std::vector<uint8_t>(kUserBaseAddr, 0);
   LineTable lines;
   bool stop_requested = false;
+  uint32_t live_reservations = 0;
 };
 
 Simulator::Simulator(const Config& config) : config_(config), internals_(std::make_unique<Internals>()) {
@@ -35,6 +36,7 @@ Simulator::Simulator(const Config& config) : config_(config), internals_(std::ma
   for (uint32_t c = 0; c < config_.cores; ++c) {
     cores_.push_back(std::make_unique<Core>(*this, memory_, internals_->dcache, internals_->io.data(), c));
     cores_.back()->stop_requested = &internals_->stop_requested;
+    cores_.back()->live_reservations = &internals_->live_reservations;
   }
   core_counters_.resize(config_.cores);
   console_partial_.resize(kIoConsoleSize);
@@ -135,6 +137,8 @@ std::span<uint8_t> Simulator::local_memory(uint32_t core) {
 }
 
 void Simulator::invalidate_decoded() { internals_->dcache.clear(); }
+
+std::span<const uint8_t> Simulator::io_block() const { return internals_->io; }
 
 std::string Simulator::disassemble(uint32_t word, uint32_t pc) { return vxsim::disassemble(word, pc); }
 
@@ -241,13 +245,20 @@ RunResult Simulator::run() {
                                : w.wait == WarpWait::kGlobalBarrier ? "the global barrier"
                                                                     : "WSPAWN (other warps still active)";
             std::string waiting;
+            uint32_t listed = 0, unlisted = 0;
             for (auto& c2 : cores_) {
               for (Warp& w2 : c2->warps) {
                 if (w2.tmask == 0) continue;
-                waiting += " core" + std::to_string(c2->id) + "/warp" + std::to_string(w2.id) + "@" + hex(w2.pc - (&w2 == &w ? 0 : 4)) +
-                           (w2.wait == WarpWait::kSpawn ? "(wspawn)" : w2.wait == WarpWait::kNone ? "" : "(bar)");
+                if (listed == 16) {
+                  ++unlisted;
+                  continue;
+                }
+                ++listed;
+                waiting += " core" + std::to_string(c2->id) + "/warp" + std::to_string(w2.id) + "@" +
+                           hex(w2.pc - (&w2 == &w ? 0 : 4)) + (w2.wait == WarpWait::kSpawn ? "(wspawn)" : "(bar)");
               }
             }
+            if (unlisted > 0) waiting += " and " + std::to_string(unlisted) + " more";
             throw Trap{FaultKind::kDeadlock, "deadlock: every live warp waits; this one waits for " + what + ". Waiting:" + waiting,
                        {}, {}, {}, {}};
           }

@@ -94,6 +94,9 @@ class Simulator {
 
   // Local memory of one core (host view, for tests and tools).
   std::span<uint8_t> local_memory(uint32_t core);
+  // The IO block [0, 0x10000) as the last run left it: MPM words the kernel stored at
+  // 0x80 + 256 * core (vx_perf_dump) and the exit code at 0x88.
+  std::span<const uint8_t> io_block() const;
 
   // Timing-model seam: receives every executed warp instruction (null = off).
   void set_instruction_consumer(InstructionConsumer* consumer) { consumer_ = consumer; }

@@ -154,3 +154,14 @@ TEST(Run, DcrValidation) {
   sim.write_dcr(kDcrStartupAddr0, 0x80000002u);
   EXPECT_THROW(sim.run(), vxsynth::InputError);
 }
+
+TEST(Run, IoBlockHoldsTheExitCode) {
+  Simulator sim;
+  sim.load_program(program_path("hello"));
+  sim.run();
+  auto io = sim.io_block();
+  ASSERT_EQ(io.size(), 0x10000u);
+  uint32_t code = 0;
+  std::memcpy(&code, io.data() + 0x88, 4);
+  EXPECT_EQ(code, 7u);
+}

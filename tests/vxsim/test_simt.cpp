@@ -189,3 +189,15 @@ TEST(Simt, GlobalBarrierAcrossCores) {
     }
   }
 }
+
+TEST(Simt, LrScAcrossLanes) {
+  SimtRun run(10);
+  for (uint32_t c = 0; c < 2; ++c) {
+    for (uint32_t w = 0; w < 4; ++w) {
+      for (uint32_t t = 0; t < 8; ++t) {
+        EXPECT_EQ(run.at(c, w, t, 0), t == 0 ? 0u : 1u) << "core " << c << " warp " << w << " lane " << t;
+      }
+    }
+    EXPECT_EQ(read_word(run.sim, kShared + 0x3000 + 128 * c), 4u) << "one successful SC per warp, no lost update";
+  }
+}

@@ -47,6 +47,15 @@ _start:
   addi s1, s0, 4
   sc.w a3, a2, (s1)
   CHECK a3, 1, "sc.w to another address fails"
+  // any store to the reserved word in between breaks the reservation
+  lr.w a2, (s0)
+  sw a2, 0(s0)
+  sc.w a3, a2, (s0)
+  CHECK a3, 1, "sc.w after an intervening store fails"
+  lr.w a2, (s0)
+  sw a2, 8(s0)                      // another word: the reservation holds
+  sc.w a3, a2, (s0)
+  CHECK a3, 0, "sc.w after a store elsewhere succeeds"
   // amo with rd = x0
   li a1, 5
   amoadd.w zero, a1, (s0)

@@ -52,7 +52,7 @@ finish:
 .balign 4
 cases:
   .word case_csr, case_split, case_pred, case_barrier, case_vote, case_shfl, case_wspawn_wait, case_amo, case_global_barrier
-  .word case_split_n
+  .word case_split_n, case_lrsc
 
 .text
 // 0: CSRs of every hart, and the mask a spawned warp started with
@@ -313,4 +313,17 @@ case_split_n:
   VX_JOIN s1
   csrr a3, CSR_ACTIVE_THREADS
   sw a3, 12(s11)
+  j finish
+
+// 10: every lane LRs one per-core word, then SCs: the first SC (lane 0) breaks the other
+// lanes' reservations; each warp then repeats after the previous one finished
+case_lrsc:
+  csrr t1, CSR_CORE_ID
+  slli t1, t1, 7
+  li t2, SHARED + 0x3000
+  add t2, t2, t1
+  lr.w a0, (t2)
+  addi a0, a0, 1
+  sc.w a1, a0, (t2)
+  sw a1, 0(s11)
   j finish
