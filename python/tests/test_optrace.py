@@ -68,3 +68,29 @@ def test_annotations_name_the_call_index():
     finally:
         torch.profiler.record_function = real
     assert names == [f"vxop:{i}" for i in range(len(tracker.calls))]
+
+
+def test_ncu_child_windows_are_checked_against_the_ranking_run(monkeypatch):
+    import pytest
+    from vxsynth import capture, ncu_rows
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a, **k: None)
+    monkeypatch.setattr(torch.cuda.profiler, "start", lambda: None)
+    monkeypatch.setattr(torch.cuda.profiler, "stop", lambda: None)
+    w = models.get("pi0")
+    cfg = w.config("small")
+    model = w.build(cfg, "cpu")
+    inputs = w.make_inputs(cfg, "cpu")
+    with optrace.OpTracker(model) as ranking:
+        w.infer(model, inputs)
+    chosen = [c["index"] for c in ranking.calls if c["op"] == "aten.bmm.default"][:3]
+    ctx = {"op_count": ranking.count,
+           "windows": [{"op_call": i, "op": ranking.calls[i]["op"], "kernels": []} for i in chosen]}
+    record = capture.run_windows(w, model, inputs, chosen)
+    assert record["op_count"] == ranking.count
+    assert record["window_ops"] == {str(i): "aten.bmm.default" for i in chosen}
+    capture.check_same_program(ctx, record)
+    with pytest.raises(ncu_rows.NcuRowError, match="field 'op_count'"):
+        capture.check_same_program(dict(ctx, op_count=ranking.count + 1), record)
+    shifted = dict(record, window_ops={str(i): "aten.mm.default" for i in chosen})
+    with pytest.raises(ncu_rows.NcuRowError, match=f"field 'window_ops.{chosen[0]}'"):
+        capture.check_same_program(ctx, shifted)

@@ -182,6 +182,8 @@ def stage_profile(args, out: Path) -> dict:
     total_ns = sum(k.dur_ns for k in launches)
 
     windows, targets = select_targets(hot, launches, tracker.calls, args.top)
+    for w in windows:
+        w["op"] = tracker.calls[w["op_call"]]["op"]
     context = {
         "workload": {"name": args.workload, "config": args.config or workload.module.DEFAULT_CONFIG,
                      "dtype": str(workload.dtype).replace("torch.", ""), "batch": 1, "seed": args.seed,
@@ -195,6 +197,7 @@ def stage_profile(args, out: Path) -> dict:
         "other_gpu_time": kineto.gpu_time_other(trace),
         "hot_kernels": len(hot),
         "coverage": kineto.coverage(hot),
+        "op_count": tracker.count,
         "windows": windows,
         "targets": targets,
     }
@@ -216,11 +219,32 @@ def ncu_child(args):
         targets = json.load(f)
     torch, workload, cfg, model, inputs = prepare(args)
     warm_up(torch, workload, model, inputs, args.warmup)
-    calls = [w["op_call"] for w in targets["windows"]]
-    with OpTracker(None, log=False, profile_windows=calls):
-        workload.infer(model, inputs)
+    record = run_windows(workload, model, inputs, [w["op_call"] for w in targets["windows"]])
     torch.cuda.synchronize()
-    log(f"{args.workload}: ncu child opened {len(calls)} profiler window(s)")
+    write_json(Path(args.out) / "ncu_child.json", record)
+    log(f"{args.workload}: ncu child opened {len(record['window_ops'])} profiler window(s) in {record['op_count']} ops")
+
+
+def run_windows(workload, model, inputs, op_calls) -> dict:
+    """One inference with profiler windows around the given ATen calls; returns what the windows
+    wrapped and how many calls the inference made, to be checked against the ranking run."""
+    with OpTracker(None, log=False, profile_windows=op_calls) as tracker:
+        workload.infer(model, inputs)
+    return {"op_count": tracker.count, "window_ops": {str(k): v for k, v in sorted(tracker.window_ops.items())}}
+
+
+def check_same_program(ctx: dict, record: dict):
+    """The ncu process must have run the same ATen call sequence as the ranking run, or its
+    windows wrapped other calls."""
+    want_count = ctx.get("op_count")
+    if want_count is not None and record["op_count"] != want_count:
+        raise ncu_rows.NcuRowError(f"ncu_child.json: field 'op_count': the ncu process made {record['op_count']} "
+                                   f"ATen calls, the ranking run {want_count}; the program is not deterministic")
+    for w in ctx["windows"]:
+        got = record["window_ops"].get(str(w["op_call"]))
+        if "op" in w and got != w["op"]:
+            raise ncu_rows.NcuRowError(f"ncu_child.json: field 'window_ops.{w['op_call']}': the ncu process wrapped "
+                                       f"{got}, the ranking run saw {w['op']} at that call")
 
 
 def stage_ncu(args, out: Path, vxsynth: str) -> None:
@@ -271,6 +295,9 @@ def stage_finalize(out: Path, suite: Path, vxsynth: str, ncu: str | None, quiet:
     platform = dict(ctx["platform"])
     platform.update({"ncu_version": ctx.get("ncu_version") or (ncu_version(ncu) if ncu else None),
                      "cache_control": CACHE_CONTROL, "clock_control": CLOCK_CONTROL})
+    if (out / "ncu_child.json").is_file():
+        with open(out / "ncu_child.json") as f:
+            check_same_program(ctx, json.load(f))
     rows = ncu_rows.read_rows(str(out / "ncu.csv"))
     matches = ncu_rows.match_targets(rows, ctx["windows"], ctx["targets"])
     signatures, complete = run_signature(vxsynth, out / "ncu.csv", platform["unmeasurable"])

@@ -48,6 +48,7 @@ class OpTracker(TorchDispatchMode):
         self.profile_windows = set(profile_windows or ())
         self.calls: list[dict] = []
         self.count = 0
+        self.window_ops: dict[int, str] = {}  # the op each profiler window wrapped
         self._module_stack: list[str] = []
         self._hooks = []
 
@@ -89,6 +90,7 @@ class OpTracker(TorchDispatchMode):
             })
         window = index in self.profile_windows
         if window:
+            self.window_ops[index] = str(func)
             torch.cuda.synchronize()
             torch.cuda.profiler.start()
         try:
