@@ -195,6 +195,33 @@ TEST_F(SimCli, FaultPrintsTheReportAndExitsOne) {
   EXPECT_TRUE(doc["exit_code"].is_null());
 }
 
+// Access control of the loaded image: code is never writable; initialised data is writable when
+// the ELF is loaded (its own segment), read-only from a .vxbin (Vortex marks the file image so).
+TEST_F(SimCli, ImageAccessControl) {
+  const std::string data_source = write_source("data.c",
+                                               "int counter = 5;  // .data\n"
+                                               "int main(void) { counter += 1; return counter; }\n");
+  ASSERT_EQ(cc({data_source, "-o", path("data.vxbin")}).status, 0);
+  EXPECT_EQ(sim_run({path("data.elf")}).status, 6);
+  const ProcessResult vxbin = sim_run({path("data.vxbin")});
+  EXPECT_EQ(vxbin.status, 1);
+  EXPECT_THAT(vxbin.output, HasSubstr("acl_violation"));
+
+  const std::string code_source = write_source("selfmod.c",
+                                               "#include <stdint.h>\n"
+                                               "int main(void) {\n"
+                                               "  *(volatile uint32_t*)(uintptr_t)&main = 0;  // overwrite own code\n"
+                                               "  return 0;\n"
+                                               "}\n");
+  ASSERT_EQ(cc({code_source, "-o", path("selfmod.vxbin")}).status, 0);
+  for (const char* ext : {".elf", ".vxbin"}) {
+    const ProcessResult r = sim_run({path(std::string("selfmod") + ext)});
+    EXPECT_EQ(r.status, 1) << ext;
+    EXPECT_THAT(r.output, HasSubstr("acl_violation")) << ext;
+    EXPECT_THAT(r.output, HasSubstr("selfmod.c:3")) << ext;
+  }
+}
+
 TEST_F(SimCli, BadInputIsExitTwoWithAClearMessage) {
   const ProcessResult missing = sim_run({path("nothing.vxbin")});
   EXPECT_EQ(missing.status, 2);
