@@ -118,4 +118,8 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # `... | head`: stop quietly
+        sys.stderr.close()
+        sys.exit(0)
