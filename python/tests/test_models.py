@@ -148,7 +148,7 @@ def test_small_models_run_on_cpu(name):
     out2 = w.infer(w.build(cfg, "cpu", seed=3), w.make_inputs(cfg, "cpu", seed=5))
     out3 = w.infer(w.build(cfg, "cpu", seed=3), w.make_inputs(cfg, "cpu", seed=6))
     assert torch.isfinite(out1).all()
-    assert torch.equal(out1, out2)
+    assert torch.allclose(out1, out2, rtol=1e-5, atol=1e-6)  # same seed, same numbers (up to BLAS threading)
     assert not torch.allclose(out1, out3)
     if name == "act":
         assert out1.shape == (1, cfg.chunk_size, cfg.action_dim)
