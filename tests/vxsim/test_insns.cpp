@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
 
 #include "program_util.h"
 #include "vxsim/decode.h"
@@ -31,7 +32,83 @@ void run_checks(const std::string& program, size_t min_checks) {
   EXPECT_EQ(failed, 0u);
 }
 
+// Each program runs once; its checks are shared by the per-instruction tests below.
+const std::vector<Check>& program_checks(const std::string& program) {
+  static std::map<std::string, std::vector<Check>> cache;
+  auto it = cache.find(program);
+  if (it == cache.end()) {
+    Simulator sim(make_config(1, 1, 1));
+    ProgramInfo info = sim.load_program(program_path(program));
+    sim.run();
+    it = cache.emplace(program, read_checks(sim, info)).first;
+  }
+  return it->second;
+}
+
+// The program that tests each instruction, by extension.
+std::vector<std::string> programs_for(Extension e) {
+  switch (e) {
+    case Extension::M: return {"rv32m"};
+    case Extension::A: return {"rv32a"};
+    case Extension::F: return {"rv32f"};
+    case Extension::Zicsr: return {"rv32i", "rv32f"};
+    default: return {"rv32i"};
+  }
+}
+
+struct InsnParam {
+  std::string mnemonic;
+  Extension extension;
+};
+
+void PrintTo(const InsnParam& p, std::ostream* os) { *os << p.mnemonic; }
+
+std::vector<InsnParam> checked_instructions() {
+  std::vector<InsnParam> out;
+  for (const InsnInfo& row : insn_table()) {
+    switch (row.extension) {
+      case Extension::I: case Extension::M: case Extension::A: case Extension::F: case Extension::Zicsr:
+      case Extension::Zicond:
+        if (std::string(row.mnemonic) != "fence" && std::string(row.mnemonic) != "ecall" &&
+            std::string(row.mnemonic) != "ebreak") {
+          out.push_back({row.mnemonic, row.extension});
+        }
+        break;
+      default:
+        break;  // no-ops, and the Vortex sets (test_simt.cpp, test_faults.cpp, test_wmma.cpp)
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+// One test per instruction: the checks whose name starts with its mnemonic.
+class Insn : public ::testing::TestWithParam<InsnParam> {};
+
+TEST_P(Insn, EdgeCases) {
+  const InsnParam& p = GetParam();
+  size_t matched = 0;
+  for (const std::string& program : programs_for(p.extension)) {
+    for (const Check& c : program_checks(program)) {
+      if (c.name.rfind(p.mnemonic + " ", 0) != 0 && c.name.rfind(p.mnemonic + ":", 0) != 0) continue;
+      ++matched;
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "expected 0x%08x, got 0x%08x", c.expected, c.actual);
+      EXPECT_EQ(c.actual, c.expected) << program << ": " << c.name << ": " << buf;
+    }
+  }
+  EXPECT_GE(matched, 1u) << "no check is named after " << p.mnemonic;
+}
+
+INSTANTIATE_TEST_SUITE_P(Rv32, Insn, ::testing::ValuesIn(checked_instructions()),
+                         [](const ::testing::TestParamInfo<InsnParam>& tp) {
+                           std::string name = tp.param.mnemonic;
+                           for (char& ch : name) {
+                             if (ch == '.') ch = '_';
+                           }
+                           return name;
+                         });
 
 TEST(Insns, Rv32i) { run_checks("rv32i", 65); }
 TEST(Insns, Rv32m) { run_checks("rv32m", 28); }

@@ -32,6 +32,7 @@ _start:
   li a0, 100
   sw a0, 0(s0)
   lr.w a2, (s0)
+  CHECK a2, 100, "lr.w returns the word"
   addi a2, a2, 1
   sc.w a3, a2, (s0)
   lw a4, 0(s0)

@@ -116,16 +116,27 @@ _start:
   fmv.w.x fa0, a0
   fmv.x.w a2, fa0
   csrr a3, fflags
-  CHECK a2, SNAN, "fmv.w.x / fmv.x.w keep a signalling NaN"
-  CHECK a3, 0, "fmv: no flags"
+  CHECK a2, SNAN, "fmv.x.w: a signalling NaN made by fmv.w.x comes back unchanged"
+  CHECK a3, 0, "fmv.x.w: no flags"
+  li s0, 0x00200000
+  li a0, 0xff812345
+  fmv.w.x fa0, a0
+  fsw fa0, 8(s0)
+  lw a2, 8(s0)
+  CHECK a2, 0xff812345, "fmv.w.x: bits reach the FP register unchanged (seen through fsw)"
   // flw / fsw keep NaN payloads
   li s0, 0x00200000
   li a0, QNAN_PAYLOAD
   sw a0, 0(s0)
   flw fa1, 0(s0)
+  fmv.x.w a2, fa1
+  CHECK a2, QNAN_PAYLOAD, "flw loads a NaN payload unchanged"
   fsw fa1, 4(s0)
   lw a2, 4(s0)
-  CHECK a2, QNAN_PAYLOAD, "flw/fsw keep a NaN payload"
+  CHECK a2, QNAN_PAYLOAD, "fsw stores a NaN payload unchanged"
+  flw fa1, -4(s0)
+  fmv.x.w a2, fa1
+  CHECK a2, 0xbaadf00d, "flw with a negative offset (never-written memory)"
   // fclass: one class bit each
   .irp v, NINF, MONE, 0x80000001, 0x80000000, 0x00000000, 0x00000001, ONE, INF, SNAN, QNAN
   li a0, \v

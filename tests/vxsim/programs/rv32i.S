@@ -74,9 +74,18 @@ _start:
   sh a0, 6(s0)
   lw a2, 4(s0)
   CHECK a2, 0x1234f034, "sb/sh placement (byte 5 keeps the 0xbaadf00d pattern)"
+  li a1, 0x11223344
+  sw a1, 8(s0)
+  sb a0, 9(s0)
+  lw a2, 8(s0)
+  CHECK a2, 0x11223444, "sb stores only the low byte, at any byte offset"
+  sw a1, 12(s0)
+  sh a0, 14(s0)
+  lw a2, 12(s0)
+  CHECK a2, 0x12343344, "sh stores only the low half, at offset 2"
   sw a0, -4(s0)
   lw a2, -4(s0)
-  CHECK a2, 0xabcd1234, "sw/lw negative offset"
+  CHECK a2, 0xabcd1234, "sw with a negative offset (read back with lw)"
   lw zero, -4(s0)
   CHECK zero, 0, "lw to x0 stays 0"
   // never-written memory reads the SimX pattern
