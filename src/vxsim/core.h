@@ -206,6 +206,7 @@ class Core {
     if (mem_global) {
       ++ctr.global_memory_instructions;
       ctr.global_lines_touched += num_lines;
+      ++ctr.global_lines_histogram[num_lines];
     }
     if (mem_local) ++ctr.local_memory_instructions;
   }

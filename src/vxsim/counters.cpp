@@ -42,6 +42,7 @@ Counters& Counters::operator+=(const Counters& o) {
   local_bytes_written += o.local_bytes_written;
   global_memory_instructions += o.global_memory_instructions;
   global_lines_touched += o.global_lines_touched;
+  for (size_t i = 0; i < global_lines_histogram.size(); ++i) global_lines_histogram[i] += o.global_lines_histogram[i];
   local_memory_instructions += o.local_memory_instructions;
   barrier_waits += o.barrier_waits;
   splits += o.splits;
@@ -51,6 +52,15 @@ Counters& Counters::operator+=(const Counters& o) {
 }
 
 namespace {
+// {"1": count, "4": count, ...}: non-zero buckets only.
+Json lines_histogram(const Counters& c) {
+  Json h = Json::object();
+  for (size_t k = 0; k < c.global_lines_histogram.size(); ++k) {
+    if (c.global_lines_histogram[k] != 0) h[std::to_string(k)] = c.global_lines_histogram[k];
+  }
+  return h;
+}
+
 Json one(const Counters& c, uint32_t threads) {
   Json j;
   j["warp_instructions"] = c.warp_instructions;
@@ -68,6 +78,7 @@ Json one(const Counters& c, uint32_t threads) {
                  {"global_memory_instructions", c.global_memory_instructions},
                  {"global_lines_touched", c.global_lines_touched},
                  {"lines_per_global_access", c.lines_per_global_access()},
+                 {"lines_histogram", lines_histogram(c)},
                  {"local_memory_instructions", c.local_memory_instructions}};
   j["barrier_waits"] = c.barrier_waits;
   j["splits"] = c.splits;

@@ -37,6 +37,7 @@ struct Counters {
   uint64_t local_bytes_written = 0;
   uint64_t global_memory_instructions = 0;  // warp memory instructions with >= 1 global lane
   uint64_t global_lines_touched = 0;        // sum over those of distinct 64-byte lines
+  std::array<uint64_t, 33> global_lines_histogram{};  // [k]: global warp accesses touching k lines
   uint64_t local_memory_instructions = 0;
   uint64_t barrier_waits = 0;      // warps suspended at a barrier (each arrival that waited)
   uint64_t splits = 0;             // SPLIT executed

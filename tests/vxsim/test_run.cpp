@@ -143,6 +143,9 @@ TEST(Run, DistinctLinesPerWarpAccess) {
   // result store (8 lanes, 64-byte stride: 8 lines).
   EXPECT_EQ(sim.counters().global_memory_instructions, 4u * 3);
   EXPECT_EQ(sim.counters().global_lines_touched, 4u * (1 + 1 + 8));
+  EXPECT_EQ(sim.counters().global_lines_histogram[1], 4u * 2);
+  EXPECT_EQ(sim.counters().global_lines_histogram[8], 4u);
+  EXPECT_EQ(sim.counters_json()["total"]["memory"]["lines_histogram"]["8"].get<uint64_t>(), 4u);
 }
 
 TEST(Run, DcrValidation) {

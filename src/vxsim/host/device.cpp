@@ -315,10 +315,23 @@ void Device::dump_perf(std::FILE* stream) const {
   std::fprintf(stream, "PERF: vxsim functional simulator: cycles are not modelled; instrs = thread-instructions "
                        "over %" PRIu64 " launch(es)\n",
                launches_);
-  if (per_core_.size() > 1) {
-    for (size_t core = 0; core < per_core_.size(); ++core) {
-      std::fprintf(stream, "PERF: core%zu: instrs=%" PRIu64 ", cycles=n/a, IPC=n/a\n", core,
-                   per_core_[core].thread_instructions);
+  // VORTEX_PROFILING=1 (MPM class "core") adds the functional counters of each core, with
+  // loads and stores counted per active lane as Vortex does.
+  const bool core_class = sim_.read_dcr(VX_DCR_BASE_MPM_CLASS) >= VX_DCR_MPM_CLASS_CORE;
+  const uint32_t threads = sim_.config().threads;
+  for (size_t core = 0; core < per_core_.size(); ++core) {
+    const Counters& c = per_core_[core];
+    if (core_class) {
+      std::fprintf(stream,
+                   "PERF: core%zu: warp instrs=%" PRIu64 ", active lanes=%.1f%%, loads=%" PRIu64 ", stores=%" PRIu64
+                   ", divergent splits=%" PRIu64 ", barrier waits=%" PRIu64 ", warps spawned=%" PRIu64 "\n",
+                   core, c.warp_instructions, 100.0 * c.active_lane_fraction(threads),
+                   c.thread_by_class[static_cast<size_t>(OpClass::kLoad)],
+                   c.thread_by_class[static_cast<size_t>(OpClass::kStore)], c.divergent_splits, c.barrier_waits,
+                   c.warps_spawned);
+    }
+    if (per_core_.size() > 1) {
+      std::fprintf(stream, "PERF: core%zu: instrs=%" PRIu64 ", cycles=n/a, IPC=n/a\n", core, c.thread_instructions);
     }
   }
   std::fprintf(stream, "PERF: instrs=%" PRIu64 ", cycles=n/a, IPC=n/a\n", total_.thread_instructions);
