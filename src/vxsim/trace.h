@@ -5,6 +5,9 @@
 
 #include <array>
 #include <cstdint>
+#include <ostream>
+#include <unordered_map>
+#include <vector>
 
 #include "vxsim/counters.h"
 
@@ -27,6 +30,39 @@ class InstructionConsumer {
  public:
   virtual ~InstructionConsumer() = default;
   virtual void on_instruction(const ExecutedInstruction& record) = 0;
+};
+
+// Writes one line per executed warp instruction:
+//   "c0 w1 80000124 m0000000f  add a2, a0, a1  [0x100000 0x100004 ...]"
+// (core, warp, PC, thread mask, disassembly, per-lane addresses of memory instructions).
+// `limit` bounds the number of lines (0 = no limit); further instructions are counted only.
+class TraceWriter : public InstructionConsumer {
+ public:
+  explicit TraceWriter(std::ostream& out, uint64_t limit = 0) : out_(out), limit_(limit) {}
+  void on_instruction(const ExecutedInstruction& r) override;
+  uint64_t seen() const { return seen_; }
+
+ private:
+  std::ostream& out_;
+  uint64_t limit_;
+  uint64_t seen_ = 0;
+};
+
+// Per-PC execution profile: warp- and thread-instructions for every PC that ran.
+class PcProfile : public InstructionConsumer {
+ public:
+  struct Entry {
+    uint32_t pc = 0;
+    uint32_t word = 0;
+    uint64_t warp_instructions = 0;
+    uint64_t thread_instructions = 0;
+  };
+  void on_instruction(const ExecutedInstruction& r) override;
+  // The `n` PCs with the most thread-instructions, most first.
+  std::vector<Entry> hottest(size_t n) const;
+
+ private:
+  std::unordered_map<uint32_t, Entry> by_pc_;
 };
 
 }  // namespace vxsynth::vxsim

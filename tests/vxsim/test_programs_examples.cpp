@@ -133,6 +133,21 @@ TEST(ExamplesElf, HostProgramLoadsTheElfToo) {
   expect_passed(r, "vecadd from kernel.elf");
 }
 
+TEST(ExamplesPerf, ProfilingClassAddsPerCoreCounters) {
+  const ProcessResult plain = run({example_dir("dotproduct") + "/dotproduct", "-n", "300", "-k", example_kernel("dotproduct")});
+  expect_passed(plain, "dotproduct");
+  EXPECT_THAT(plain.output, ::testing::Not(HasSubstr("warp instrs=")));
+  const ProcessResult profiled = run({example_dir("dotproduct") + "/dotproduct", "-n", "300", "-k",
+                                      example_kernel("dotproduct")},
+                                     {"VORTEX_PROFILING=1", "VXSIM_CORES=2"});
+  expect_passed(profiled, "dotproduct profiled");
+  static const std::regex core_line(
+      R"(PERF: core1: warp instrs=\d+, active lanes=[\d.]+%, loads=\d+, stores=\d+, divergent splits=[1-9]\d*, barrier waits=[1-9]\d*, warps spawned=\d+)");
+  bool found = false;
+  for (const auto& line : lines_of(profiled.output)) found = found || std::regex_match(line, core_line);
+  EXPECT_TRUE(found) << profiled.output;  // the reduction diverges (split/join) and waits at barriers
+}
+
 TEST(ExamplesErrors, MissingKernelFileFailsCleanly) {
   const ProcessResult r = run({example_dir("vecadd") + "/vecadd", "-n", "8", "-k", "does/not/exist.vxbin"});
   EXPECT_NE(r.status, 0);

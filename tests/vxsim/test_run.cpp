@@ -1,7 +1,9 @@
 // Whole runs: console and exit code from C, .vxbin loading, host ACLs, reloads, counters.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <sstream>
 
 #include "common/error.h"
 #include "program_util.h"
@@ -167,4 +169,27 @@ TEST(Run, IoBlockHoldsTheExitCode) {
   uint32_t code = 0;
   std::memcpy(&code, io.data() + 0x88, 4);
   EXPECT_EQ(code, 7u);
+}
+
+TEST(Run, TraceWriterAndPcProfile) {
+  Simulator sim(make_config(1, 1, 1));
+  std::ostringstream text;
+  TraceWriter trace(text, 5);
+  sim.set_instruction_consumer(&trace);
+  sim.load_program(program_path("hello"));
+  RunResult r = sim.run();
+  EXPECT_EQ(trace.seen(), r.warp_instructions);
+  const std::string t = text.str();
+  EXPECT_EQ(std::count(t.begin(), t.end(), '\n'), 5) << t;
+  EXPECT_EQ(t.rfind("c0 w0 80000000 m00000001  lui sp, 0xffff0", 0), 0u) << t;
+
+  PcProfile profile;
+  sim.set_instruction_consumer(&profile);
+  sim.run();
+  auto hot = profile.hottest(3);
+  ASSERT_EQ(hot.size(), 3u);
+  EXPECT_GE(hot[0].thread_instructions, hot[1].thread_instructions);
+  EXPECT_GT(hot[0].warp_instructions, 10u) << "the console loop";
+  sim.set_instruction_consumer(nullptr);
+  EXPECT_EQ(sim.run().warp_instructions, r.warp_instructions) << "tracing does not change the run";
 }
