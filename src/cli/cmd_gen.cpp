@@ -1,0 +1,179 @@
+// vxsynth gen: one design point -> a CUDA candidate and a Vortex benchmark
+// (docs/design-space.md).
+//   gen --design D.json --out DIR [--run-sim]
+//   gen --reference suite/.../reference.json --out DIR [--run-sim]       (the reference's seed)
+//   gen --op linear --shape M=37,N=53,K=71 --dtype fp32 --engine simt --block 128 --out DIR
+//   gen ... --list-neighbours                                             (single-axis neighbours)
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "cli/command.h"
+#include "codegen/benchmark.h"
+#include "common/error.h"
+#include "design/neighbours.h"
+#include "design/seed.h"
+#include "design/validity.h"
+
+namespace vxsynth::cli {
+namespace {
+
+struct GenOptions {
+  std::string design, reference, op, shape, dtype = "fp32", engine = "simt", activation = "none", layout = "nchw";
+  std::string name, out;
+  int block = 128;
+  bool bias = false, run_sim = false, list_neighbours = false, cuda_only = false, verbose = false;
+  std::uint64_t seed = 1;
+};
+
+std::map<std::string, std::int64_t> parse_shape(const std::string& text) {
+  std::map<std::string, std::int64_t> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) throw InputError("--shape", item, "expected KEY=VALUE (e.g. M=37,N=53,K=71)");
+    try {
+      std::size_t used = 0;
+      const long long v = std::stoll(item.substr(eq + 1), &used);
+      if (used != item.size() - eq - 1) throw std::invalid_argument("trailing");
+      out[item.substr(0, eq)] = v;
+    } catch (const std::exception&) {
+      throw InputError("--shape", item.substr(0, eq), "not an integer: \"" + item.substr(eq + 1) + "\"");
+    }
+  }
+  return out;
+}
+
+std::int64_t take(std::map<std::string, std::int64_t>& m, const std::string& key, std::int64_t fallback,
+                  bool required) {
+  const auto it = m.find(key);
+  if (it == m.end()) {
+    if (required) throw InputError("--shape", key, "missing");
+    return fallback;
+  }
+  const auto v = it->second;
+  m.erase(it);
+  return v;
+}
+
+ops::OpSpec op_from_options(const GenOptions& o) {
+  ops::PrecisionPath precision{};
+  if (!ops::parse_precision_path(o.dtype, precision)) throw InputError("--dtype", "", "expected fp32, tf32, bf16 or fp16");
+  ops::Activation act{};
+  if (!ops::parse_activation(o.activation, act)) throw InputError("--activation", "", "expected none, relu, gelu, gelu_tanh or silu");
+  auto shape = parse_shape(o.shape);
+  const std::string name = o.name.empty() ? o.op : o.name;
+  ops::OpSpec spec;
+  if (o.op == "linear") {
+    spec = ops::make_linear(name, precision, take(shape, "M", 0, true), take(shape, "N", 0, true), take(shape, "K", 0, true),
+                            o.bias, act);
+  } else if (o.op == "matmul") {
+    if (o.bias || act != ops::Activation::none) throw InputError("--op", "matmul", "a matmul has no bias or activation");
+    const std::int64_t batch = take(shape, "B", 0, false);
+    const ops::Shape b = batch > 0 ? ops::Shape{batch} : ops::Shape{};
+    const std::int64_t m = take(shape, "M", 0, true), n = take(shape, "N", 0, true), k = take(shape, "K", 0, true);
+    const bool ta = take(shape, "ta", 0, false) != 0, tb = take(shape, "tb", 0, false) != 0;
+    const bool broadcast_b = take(shape, "broadcast_b", 0, false) != 0;
+    spec = ops::make_matmul(name, precision, b, broadcast_b && batch > 0 ? ops::Shape{1} : b, m, n, k, ta, tb);
+  } else if (o.op == "conv1d" || o.op == "conv2d") {
+    const bool two = o.op == "conv2d";
+    const std::int64_t n = take(shape, "N", 1, false), c = take(shape, "C", 0, true), kout = take(shape, "K", 0, true);
+    std::vector<std::int64_t> in, kernel;
+    if (two) {
+      in = {take(shape, "H", 0, true), take(shape, "W", 0, true)};
+      kernel = {take(shape, "R", 0, true), take(shape, "S", 0, true)};
+    } else {
+      in = {take(shape, "L", 0, true)};
+      kernel = {take(shape, "R", 0, true)};
+    }
+    const std::int64_t stride = take(shape, "stride", 1, false), pad = take(shape, "pad", 0, false);
+    const std::int64_t dil = take(shape, "dilation", 1, false), groups = take(shape, "groups", 1, false);
+    const std::size_t dims = two ? 2 : 1;
+    ops::ConvLayout layout = ops::ConvLayout::channels_first;
+    if (o.layout == "nhwc" || o.layout == "nlc") layout = ops::ConvLayout::channels_last;
+    else if (o.layout != "nchw" && o.layout != "ncl") throw InputError("--layout", "", "expected nchw/ncl or nhwc/nlc");
+    spec = ops::make_conv(name, precision, n, c, kout, in, kernel, std::vector<std::int64_t>(dims, stride),
+                          std::vector<std::int64_t>(dims, pad), std::vector<std::int64_t>(dims, dil), groups, o.bias,
+                          layout, act);
+  } else {
+    throw InputError("--op", "", "expected linear, matmul, conv1d or conv2d");
+  }
+  if (!shape.empty()) throw InputError("--shape", shape.begin()->first, "unknown key for " + o.op);
+  return spec;
+}
+
+int run_gen(const GenOptions& o) {
+  const int sources = !o.design.empty() + !o.reference.empty() + !o.op.empty();
+  if (sources != 1) throw InputError("gen", "", "give exactly one of --design, --reference or --op");
+  design::DesignPoint d;
+  if (!o.design.empty()) {
+    d = design::read_design(o.design);
+  } else if (!o.reference.empty()) {
+    d = design::seed_from_reference(o.reference);
+  } else {
+    if (o.shape.empty()) throw InputError("--shape", "", "required with --op");
+    design::EngineClass engine{};
+    if (!design::parse(o.engine, engine)) throw InputError("--engine", "", "expected simt or tensor");
+    d = design::seed_design(op_from_options(o), engine, o.block, "", "command line");
+  }
+  if (o.list_neighbours) {
+    for (const auto& n : design::neighbours(d)) {
+      std::cout << n.axis << "\t" << n.direction << (n.follows.empty() ? "" : "\t(" + n.follows + " follows)") << "\t"
+                << design::procedural_name(n.design) << "\n";
+    }
+    return kExitOk;
+  }
+  if (o.out.empty()) throw InputError("--out", "", "required (the folder to write the benchmark to)");
+  codegen::BenchmarkOptions options;
+  options.seed = o.seed;
+  const codegen::BenchmarkFiles files = codegen::write_benchmark(d, o.out, options);
+  std::cout << "design " << design::procedural_name(d) << "\n";
+  std::cout << "wrote " << files.design_json << "\nwrote " << files.cuda_source << "\n";
+  if (!files.vortex) {
+    std::cout << "vortex: not generated: " << files.vortex_skipped << "\n";
+    if (o.run_sim) throw WorkError("--run-sim: " + files.vortex_skipped);
+    return o.cuda_only ? kExitOk : kExitWorkFailed;
+  }
+  std::cout << "wrote " << files.vortex_dir << "/ (common.h kernel.cpp main.cpp CMakeLists.txt Makefile data/)\n";
+  if (!o.run_sim) return kExitOk;
+  codegen::SimRunOptions sim;
+  sim.verbose = o.verbose;
+  const codegen::SimRunResult r = codegen::run_on_simulator(d, files, sim);
+  std::cout << r.output;
+  if (!r.output.empty() && r.output.back() != '\n') std::cout << "\n";
+  std::cout << "host check (ops::compare_outputs, candidate tolerance):\n" << r.check_text << "\n";
+  std::cout << "built in " << r.build_seconds << " s, simulated in " << r.run_seconds << " s\n";
+  std::cout << (r.passed ? "run-sim: PASSED" : "run-sim: FAILED") << "\n";
+  return r.passed ? kExitOk : kExitWorkFailed;
+}
+
+const CommandRegistrar reg(
+    "gen", "generate the CUDA candidate and the Vortex benchmark of a design point (optionally run it)", 45,
+    [](CLI::App& sub) -> Runner {
+      auto o = std::make_shared<GenOptions>();
+      sub.add_option("--design", o->design, "design point (vxsynth.design/1 JSON)");
+      sub.add_option("--reference", o->reference, "reference.json: generate its seed design");
+      sub.add_option("--op", o->op, "seed from op parameters: linear | matmul | conv1d | conv2d");
+      sub.add_option("--shape", o->shape,
+                     "with --op, KEY=VALUE list: linear M,N,K; matmul [B,]M,N,K[,ta,tb,broadcast_b]; conv1d "
+                     "[N,]C,L,K,R[,stride,pad,dilation,groups]; conv2d [N,]C,H,W,K,R,S[,...]");
+      sub.add_option("--dtype", o->dtype, "precision path: fp32 | tf32 | bf16 | fp16")->capture_default_str();
+      sub.add_option("--engine", o->engine, "engine class: simt | tensor")->capture_default_str();
+      sub.add_option("--block", o->block, "threads per block (multiple of 32)")->capture_default_str();
+      sub.add_flag("--bias", o->bias, "linear/conv with a bias");
+      sub.add_option("--activation", o->activation, "fused activation: none | relu | gelu | gelu_tanh | silu")
+          ->capture_default_str();
+      sub.add_option("--layout", o->layout, "conv layout: nchw (ncl) | nhwc (nlc)")->capture_default_str();
+      sub.add_option("--name", o->name, "op name (free text)");
+      sub.add_option("--out", o->out, "output folder (design.json, cuda/, vortex/)");
+      sub.add_option("--seed", o->seed, "input seed of vortex/data")->capture_default_str();
+      sub.add_flag("--run-sim", o->run_sim, "build the Vortex side, run it on the embedded simulator, check it");
+      sub.add_flag("--list-neighbours", o->list_neighbours, "print the single-axis neighbours instead of generating");
+      sub.add_flag("--cuda-only", o->cuda_only, "succeed when only the CUDA side can be generated (tensor-core designs)");
+      sub.add_flag("-v,--verbose", o->verbose, "print the build commands");
+      return [o] { return run_gen(*o); };
+    });
+
+}  // namespace
+}  // namespace vxsynth::cli

@@ -1,0 +1,60 @@
+// One testbed for generated code: designs on small odd shapes, the CUDA side compiled with the
+// local nvcc (several designs per translation unit), the Vortex side run on the embedded
+// simulator and checked against the ops CPU reference.
+#pragma once
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "codegen/benchmark.h"
+#include "codegen/emit.h"
+#include "design/seed.h"
+#include "vxsim/host/kernel_build.h"
+
+namespace vxsynth::codegen::testbed {
+
+namespace fs = std::filesystem;
+
+inline fs::path scratch_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("vxsynth-codegen-" + std::to_string(::getpid())) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+inline std::string find_nvcc() {
+  if (const char* env = std::getenv("VXSYNTH_NVCC")) return env;
+  for (const char* p : {"/usr/local/cuda/bin/nvcc", "/usr/bin/nvcc"}) {
+    if (fs::exists(p)) return p;
+  }
+  return "";
+}
+
+// Compiles the CUDA side of all designs as one translation unit (each design in its own
+// namespace with renamed entry points). Returns "" on success, else the compiler output.
+inline std::string compile_cuda_batch(const std::vector<design::DesignPoint>& designs, const fs::path& dir,
+                                      const std::string& nvcc) {
+  std::ofstream unit(dir / "batch.cu");
+  unit << "#include <cuda_runtime.h>\n#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n#include <mma.h>\n"
+          "#include \"vxsynth_candidate.h\"\n";
+  for (std::size_t i = 0; i < designs.size(); ++i) {
+    const std::string name = "design" + std::to_string(i) + ".cu";
+    std::ofstream(dir / name) << emit_cuda(designs[i]);
+    unit << "#define vxsynth_candidate_launch vxsynth_candidate_launch_" << i << "\n"
+         << "#define vxsynth_candidate_workspace_bytes vxsynth_candidate_workspace_bytes_" << i << "\n"
+         << "namespace design" << i << " {\n#include \"" << name << "\"\n}\n"
+         << "#undef vxsynth_candidate_launch\n#undef vxsynth_candidate_workspace_bytes\n";
+  }
+  unit.close();
+  std::string output;
+  const int rc = vxsim::host::run_program({nvcc, "-arch=sm_90", "-std=c++17", "-c", (dir / "batch.cu").string(), "-o",
+                                           (dir / "batch.o").string(), "-I", VXSYNTH_CANDIDATE_ABI_DIR, "-I",
+                                           dir.string()},
+                                          &output);
+  return rc == 0 ? std::string() : "nvcc failed (" + std::to_string(rc) + "):\n" + output;
+}
+
+}  // namespace vxsynth::codegen::testbed
