@@ -29,9 +29,11 @@ namespace {
 
 // Kept in step with vortex-rt/cmake/VortexKernel.cmake.
 const std::vector<std::string> kArchFlags = {"-march=rv32imaf", "-mabi=ilp32f", "-mcmodel=medany"};
+// -fno-math-errno: sqrtf and friends become single instructions instead of a call guarded by an
+// errno branch (which would diverge on lanes with negative arguments).
 const std::vector<std::string> kCommonFlags = {"--specs=picolibc.specs", "-g", "-Wall",
                                                "-ffunction-sections", "-fdata-sections",
-                                               "-fno-tree-loop-distribute-patterns"};
+                                               "-fno-tree-loop-distribute-patterns", "-fno-math-errno"};
 const std::vector<std::string> kCxxFlags = {"-std=gnu++17", "-fno-exceptions", "-fno-rtti",
                                             "-fno-threadsafe-statics", "-fno-use-cxa-atexit"};
 // Linking selects picolibc's and libgcc's rv32imf multilib (hardware multiply); the
