@@ -150,6 +150,11 @@ void read_nvjet(Reader& rd, const std::string& id) {
         ++i;
       }
       rd.add("tile", tile, tok, Prov::kInferred);
+      // The next AxB token is the thread-block cluster shape.
+      if (i + 1 < t.size() && match(t[i + 1], "([0-9]+)x([0-9]+)", m)) {
+        rd.add("cluster", t[i + 1], t[i + 1], Prov::kInferred);
+        ++i;
+      }
     } else if (i == t.size() - 1 && match(tok, "([NT])([NT])([NT])", m)) {
       std::string layout = m[1].str() + m[2].str();
       for (auto& c : layout) c = static_cast<char>(c - 'A' + 'a');
@@ -400,14 +405,29 @@ void reconcile(KernelNameReading& reading, const MeasuredEvidence& ev) {
   if (ev.grid_size && ev.problem) {
     if (NameProperty* p = reading.find("tile")) {
       if (auto t = tile_mn(p->value)) {
+        long long cluster = 1;
+        if (const NameProperty* c = reading.find("cluster"))
+          if (auto cm = tile_mn(c->value)) cluster = (*cm)[0] * (*cm)[1];
         auto tiles = [&](long long m, long long n) {
           return ((m + (*t)[0] - 1) / (*t)[0]) * ((n + (*t)[1] - 1) / (*t)[1]) * ev.problem->batch;
         };
+        auto round_up = [](long long x, long long q) { return (x + q - 1) / q * q; };
+        const long long grid = *ev.grid_size;
         const long long a = tiles(ev.problem->m, ev.problem->n), b = tiles(ev.problem->n, ev.problem->m);
-        // Split-K multiplies the grid; either orientation (cuBLAS is column-major).
-        const bool ok = (a > 0 && *ev.grid_size % a == 0) || (b > 0 && *ev.grid_size % b == 0);
-        mark(*p, ok, "grid of " + std::to_string(*ev.grid_size) + " blocks vs " + std::to_string(a) + " or " +
-                         std::to_string(b) + " tiles (times a split factor)");
+        const std::string note = "grid of " + std::to_string(grid) + " blocks vs " + std::to_string(a) + " or " +
+                                 std::to_string(b) + " tiles";
+        // Either orientation (cuBLAS is column-major); split-K multiplies the tile count; a
+        // cluster launch rounds it up to a multiple of the cluster size.
+        auto fits = [&](long long n) { return n > 0 && (grid % n == 0 || grid == round_up(n, cluster)); };
+        if (fits(a) || fits(b)) {
+          mark(*p, true, note + " (times a split factor, rounded to the cluster)");
+        } else if (grid < std::min(a, b)) {
+          // A persistent or stream-K schedule loops over tiles: the grid cannot confirm the tile.
+          p->check = Check::kUnchecked;
+          p->check_note = note + ": fewer blocks than tiles (persistent schedule), cannot check";
+        } else {
+          mark(*p, false, note);
+        }
       }
     }
   }

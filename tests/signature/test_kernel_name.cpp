@@ -146,7 +146,28 @@ TEST(Reconcile, TileAgainstGridAndProblemShape) {
   ev.problem = MeasuredEvidence::Problem{816, 256, 8};
   reconcile(r, ev);
   EXPECT_EQ(r.find("tile")->check, Check::kAgrees);
-  ev.grid_size = 100;
+  ev.grid_size = 300;  // more blocks than tiles, not a multiple of them
+  reconcile(r, ev);
+  EXPECT_EQ(r.find("tile")->check, Check::kContradicted);
+}
+
+TEST(Reconcile, PersistentAndClusterLaunches) {
+  // pi0's Gemma MLP (816 x 16384) ran as a persistent kernel: 132 blocks for 427 tiles.
+  auto r = read_kernel_name("nvjet_sm90_tst_128x272_64x4_2x1_v_bz_coopA_TNT");
+  EXPECT_EQ(val(r, "cluster"), "2x1");
+  MeasuredEvidence ev;
+  ev.grid_size = 132;
+  ev.problem = MeasuredEvidence::Problem{816, 16384, 1};
+  reconcile(r, ev);
+  EXPECT_EQ(r.find("tile")->check, Check::kUnchecked);
+  EXPECT_NE(r.find("tile")->check_note.find("persistent"), std::string::npos);
+  // pi0 expert linear 51 x 4096 with 48x64 tiles and a 4x1 cluster: 86 tiles rounded up to 88.
+  r = read_kernel_name("nvjet_sm90_tst_48x64_64x15_4x1_v_bz_TNN");
+  ev.grid_size = 88;
+  ev.problem = MeasuredEvidence::Problem{51, 4096, 1};
+  reconcile(r, ev);
+  EXPECT_EQ(r.find("tile")->check, Check::kAgrees);
+  ev.grid_size = 90;  // neither a multiple nor the cluster round-up: contradicted
   reconcile(r, ev);
   EXPECT_EQ(r.find("tile")->check, Check::kContradicted);
 }
