@@ -65,8 +65,10 @@ TEST(CliSignature, ProblemShapeChecksTheTile) {
   auto r = run("signature " + kFp32 + " --partial --kernel 64x128 --problem 816,256,8");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("tile=64x128x8 [inferred, agrees]"), std::string::npos) << r.out;
-  r = run("signature " + kFp32 + " --partial --kernel 64x128 --problem 4096,4096");
+  r = run("signature " + kFp32 + " --partial --kernel 64x128 --problem 64,128,3");  // 3 tiles, 208 blocks
   EXPECT_NE(r.out.find("tile=unknown(read 64x128x8)"), std::string::npos) << r.out;
+  r = run("signature " + kFp32 + " --partial --kernel 64x128 --problem 4096,4096");  // 2048 tiles: persistent?
+  EXPECT_NE(r.out.find("tile=64x128x8 [inferred]"), std::string::npos) << r.out;
   EXPECT_EQ(run("signature " + kFp32 + " --partial --problem 12").code, 2);
 }
 
