@@ -226,7 +226,8 @@ KernelBuildResult build_kernel(const KernelBuildOptions& options) {
     const Language language = language_of(source);
     std::vector<std::string> argv = {language == Language::kCxx ? gxx : gcc};
     append(argv, kArchFlags);
-    argv.push_back("-O" + options.optimization);
+    // The runtime always builds as the CMake library does (-O3); -O applies to the kernel.
+    argv.push_back(is_runtime ? std::string("-O3") : "-O" + options.optimization);
     append(argv, kCommonFlags);
     if (language == Language::kCxx) append(argv, kCxxFlags);
     argv.push_back("-I" + runtime_include.string());
