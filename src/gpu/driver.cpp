@@ -1,0 +1,215 @@
+#include "gpu/driver.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "common/error.h"
+#include "gpu/device_probe.h"
+#include "gpu/elf_inspect.h"
+#include "gpu/process.h"
+#include "gpu/sandbox.h"
+#include "ops/op_spec.h"
+#include "signature/derive.h"
+
+namespace fs = std::filesystem;
+
+namespace vxsynth::gpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::uint64_t seed_or_fresh(std::uint64_t seed) {
+  if (seed != 0) return seed;
+  std::random_device rd;
+  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+}
+
+}  // namespace
+
+std::string find_harness(const std::string& given) {
+  if (!given.empty()) return given;
+  if (const char* env = std::getenv("VXSYNTH_GPU_HARNESS"); env && *env) return env;
+  const fs::path next_to_exe = fs::path(executable_dir()) / "vxsynth-gpu-harness";
+  if (fs::exists(next_to_exe)) return next_to_exe.string();
+#ifndef VXSYNTH_GPU_HARNESS_BUILT
+  throw WorkError("vxsynth-gpu-harness was not built: this build found no CUDA toolkit/cuDNN (see the CMake "
+                  "configure output)");
+#else
+  throw WorkError("vxsynth-gpu-harness not found next to " + executable_dir() +
+                  " (give --harness or set VXSYNTH_GPU_HARNESS)");
+#endif
+}
+
+std::string find_ncu(const std::string& given) {
+  if (!given.empty()) return given;
+  if (const char* env = std::getenv("VXSYNTH_NCU"); env && *env) return env;
+  if (auto p = find_on_path("ncu"); !p.empty()) return p;
+  for (const char* p : {"/usr/local/cuda/bin/ncu", "/opt/nvidia/nsight-compute/2025.3.1/ncu"}) {
+    if (fs::exists(p)) return p;
+  }
+  throw WorkError("ncu (Nsight Compute) not found on PATH, in /usr/local/cuda/bin or /opt/nvidia (give --ncu)");
+}
+
+std::vector<JobOp> job_ops(const std::vector<std::string>& paths) {
+  std::vector<JobOp> ops;
+  std::map<std::string, int> seen;
+  for (const auto& path : paths) {
+    ops::read_op_spec(path);  // a bad spec fails here, naming file and field, before any build
+    std::string name = fs::path(path).stem().string();
+    if (seen[name]++ > 0) name.append(1, '-').append(std::to_string(seen[name]));
+    ops.push_back({name, fs::absolute(path).string()});
+  }
+  return ops;
+}
+
+std::vector<JobCandidate> build_and_admit(const std::vector<std::string>& sources, const DriverOptions& options,
+                                          Json& build_log) {
+  BuildOptions bo;
+  bo.cache_dir = options.cache_dir;
+  bo.extra_flags = options.nvcc_flags;
+  const auto results = build_candidates(sources, bo, options.jobs);
+  std::vector<JobCandidate> out;
+  std::string errors;
+  build_log = Json::array();
+  std::map<std::string, int> seen;
+  for (const auto& r : results) {
+    build_log.push_back({{"source", r.source}, {"object", r.shared_object}, {"key", r.key}, {"cache_hit", r.cache_hit},
+                         {"seconds", r.seconds}, {"error", r.error}});
+    if (!r.error.empty()) {
+      errors += r.error + "\n";
+      continue;
+    }
+    const auto verdict = check_sandbox(inspect_elf(r.shared_object));
+    if (!verdict.ok()) {
+      errors += verdict.describe(r.source);
+      continue;
+    }
+    std::string name = r.name;
+    if (seen[name]++ > 0) name.append(1, '-').append(std::to_string(seen[name]));
+    out.push_back({name, fs::absolute(r.source).string(), r.shared_object});
+  }
+  if (!errors.empty()) throw WorkError(errors);
+  return out;
+}
+
+RunOutcome run_candidates(const RunRequest& request, const DriverOptions& options) {
+  require_cuda_device("vxsynth gpu run");
+  const std::string harness = find_harness(options.harness);
+  RunOutcome outcome;
+  Job& job = outcome.job;
+  job.mode = JobMode::run;
+  job.ops = job_ops(request.ops);
+  fs::create_directories(request.out_dir);
+  job.out_dir = fs::absolute(request.out_dir).string();
+  job.seed = seed_or_fresh(options.seed);
+  job.write_tensors = request.write_tensors;
+  job.cpu_check = request.cpu_check;
+  Json builds;
+  job.candidates = build_and_admit(request.candidates, options, builds);
+  write_json_file((fs::path(job.out_dir) / "builds.json").string(), builds);
+  const std::string job_path = (fs::path(job.out_dir) / "job.json").string();
+  write_job(job_path, job);
+  outcome.harness_exit = run_process({harness, job_path}).exit_code;
+  const fs::path result_path = fs::path(job.out_dir) / "result.json";
+  if (!fs::exists(result_path)) {
+    throw WorkError("the harness wrote no result (exit " + std::to_string(outcome.harness_exit) + ")");
+  }
+  outcome.result = read_job_result(result_path.string());
+  std::map<std::string, int> accepted;
+  for (const auto& c : job.candidates) accepted[c.name] = 0;
+  for (const auto& c : outcome.result.checks) {
+    if (c.status == "passed") ++outcome.passed;
+    else if (c.status == "failed") ++outcome.failed;
+    else if (c.status == "unsupported") ++outcome.declined;
+    else ++outcome.errors;
+    if (c.status != "unsupported") ++accepted[c.candidate];
+  }
+  for (const auto& [name, n] : accepted) {
+    if (n == 0 && outcome.harness_exit == 0) outcome.idle_candidates.push_back(name);
+  }
+  return outcome;
+}
+
+ProfileOutcome profile_candidates(const ProfileRequest& request, const DriverOptions& options,
+                                  const signature::DistanceConfig& distance) {
+  require_cuda_device("vxsynth gpu profile");
+  const std::string harness = find_harness(options.harness);
+  const std::string ncu = find_ncu(options.ncu);
+  const auto t0 = Clock::now();
+  ProfileOutcome outcome;
+  Job& job = outcome.job;
+  job.mode = JobMode::profile;
+  job.ops = job_ops(request.ops);
+  fs::create_directories(request.out_dir);
+  const fs::path dir = fs::absolute(request.out_dir);
+  job.out_dir = dir.string();
+  job.seed = seed_or_fresh(options.seed);
+  job.repeat = request.repeat;
+  job.with_reference = request.with_reference;
+  job.write_tensors = false;
+  job.cpu_check = CpuCheck::off;
+  Json builds;
+  job.candidates = build_and_admit(request.candidates, options, builds);
+  outcome.build_seconds = seconds_since(t0);
+  write_json_file((dir / "builds.json").string(), builds);
+  const std::string job_path = (dir / "job.json").string();
+  write_job(job_path, job);
+  outcome.ncu_argv = ncu_command(ncu, harness, job_path);
+  std::ofstream(dir / "ncu-command.txt") << render_command(outcome.ncu_argv) << "\n";
+  const std::string csv = (dir / "ncu-raw.csv").string();
+  const auto t1 = Clock::now();
+  const auto r = run_process(outcome.ncu_argv, {csv, (dir / "ncu.log").string(), {}});
+  outcome.ncu_seconds = seconds_since(t1);
+  const fs::path result_path = dir / "result.json";
+  if (r.exit_code != 0 || !fs::exists(result_path)) {
+    throw WorkError("ncu or the harness failed (exit " + std::to_string(r.exit_code) + "); see " +
+                    (dir / "ncu.log").string() + " and " + (dir / "harness.log").string());
+  }
+  outcome.result = read_job_result(result_path.string());
+  for (const auto& c : outcome.result.checks) outcome.failed_checks += c.status == "failed" || c.status == "error";
+  const auto table = signature::NcuTable::read_file(csv);
+  outcome.mapping = map_profile(table, outcome.result.launches, signature::DeriveOptions{});
+  const fs::path sig_dir = dir / "signatures";
+  fs::create_directories(sig_dir);
+  std::map<std::string, std::vector<const ProfiledLaunch*>> by_segment;
+  for (const auto& l : outcome.mapping.launches) by_segment[l.launch.segment].push_back(&l);
+  for (const auto& [segment, launches] : by_segment) {
+    signature::SignatureFile file;
+    file.source = csv;
+    for (const auto* l : launches) file.kernels.push_back(l->primary());
+    Json j = file.to_json();
+    j["segment"] = segment;
+    j["op"] = launches.front()->launch.op;
+    j["candidate"] = launches.front()->launch.candidate;
+    j["note"] = "kernels[i] is the longest kernel of repeat i; the launch's other kernels are in other_kernels";
+    Json others = Json::array();
+    for (const auto* l : launches) {
+      for (std::size_t k = 1; k < l->kernels.size(); ++k) {
+        others.push_back({{"repeat", l->launch.repeat}, {"name", l->kernels[k].name},
+                          {"duration_ns", l->kernels[k].duration_ns.value_or(0)}});
+      }
+    }
+    j["other_kernels"] = others;
+    const std::string path = (sig_dir / (segment + ".json")).string();
+    write_json_file(path, j);
+    outcome.signature_files[segment] = path;
+  }
+  outcome.summary = summarize_profile(outcome.mapping, distance);
+  outcome.total_seconds = seconds_since(t0);
+  Json sj = outcome.summary.to_json();
+  sj["timing_seconds"] = {{"build_and_sandbox", outcome.build_seconds},
+                          {"ncu_with_harness", outcome.ncu_seconds},
+                          {"total", outcome.total_seconds}};
+  sj["device"] = outcome.result.device;
+  sj["seed"] = job.seed;
+  sj["ncu_command"] = render_command(outcome.ncu_argv);
+  write_json_file((dir / "profile-summary.json").string(), sj);
+  std::ofstream(dir / "profile-summary.txt") << outcome.summary.text();
+  return outcome;
+}
+
+}  // namespace vxsynth::gpu

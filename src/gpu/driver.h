@@ -1,0 +1,86 @@
+// The GPU part's entry points for callers (the CLI, refine): build + sandbox + check candidates
+// against the vendor operator, and profile them with ncu into signatures, D and noise. Each
+// call starts one harness process (profile: one ncu process over it).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/json_io.h"
+#include "gpu/candidate_build.h"
+#include "gpu/job.h"
+#include "gpu/profile_report.h"
+
+namespace vxsynth::gpu {
+
+struct DriverOptions {
+  std::string cache_dir;                // "" = default_cache_dir()
+  std::vector<std::string> nvcc_flags;  // extra flags for every build
+  unsigned jobs = 0;                    // parallel nvcc builds, 0 = all cores
+  std::string harness;                  // "" = find_harness()
+  std::string ncu;                      // "" = find_ncu()
+  std::uint64_t seed = 0;               // 0 = a fresh random seed (recorded in the job)
+};
+
+// vxsynth-gpu-harness from `given`, $VXSYNTH_GPU_HARNESS, or next to the running executable.
+std::string find_harness(const std::string& given = "");
+// ncu from `given`, $VXSYNTH_NCU, PATH, /usr/local/cuda/bin, /opt/nvidia/nsight-compute.
+std::string find_ncu(const std::string& given = "");
+
+// Names for the ops (file stems, made unique) after reading each spec (InputError on a bad one).
+std::vector<JobOp> job_ops(const std::vector<std::string>& op_paths);
+
+// Builds every source (cached, in parallel) and checks the sandbox; WorkError listing every
+// failed build and every rule broken. `build_log` receives one entry per source.
+std::vector<JobCandidate> build_and_admit(const std::vector<std::string>& sources, const DriverOptions& options,
+                                          Json& build_log);
+
+struct RunRequest {
+  std::vector<std::string> ops;         // op spec files
+  std::vector<std::string> candidates;  // .cu sources
+  std::string out_dir;
+  CpuCheck cpu_check = CpuCheck::automatic;
+  bool write_tensors = true;
+};
+
+struct RunOutcome {
+  Job job;
+  JobResult result;
+  int harness_exit = 0;
+  // Counts by status, and candidates that accepted none of the ops.
+  int passed = 0, failed = 0, errors = 0, declined = 0;
+  std::vector<std::string> idle_candidates;
+  bool ok() const { return harness_exit == 0 && failed == 0 && errors == 0 && idle_candidates.empty(); }
+};
+
+// Requires a CUDA device (WorkError saying none is present otherwise).
+RunOutcome run_candidates(const RunRequest& request, const DriverOptions& options);
+
+struct ProfileRequest {
+  std::vector<std::string> ops;
+  std::vector<std::string> candidates;
+  std::string out_dir;
+  bool with_reference = true;
+  int repeat = 1;
+};
+
+struct ProfileOutcome {
+  Job job;
+  JobResult result;
+  ProfileMapping mapping;
+  ProfileSummary summary;
+  std::map<std::string, std::string> signature_files;  // segment -> DIR/signatures/<segment>.json
+  double build_seconds = 0, ncu_seconds = 0, total_seconds = 0;
+  std::vector<std::string> ncu_argv;
+  int failed_checks = 0;
+};
+
+// Writes DIR/{job.json, builds.json, ncu-command.txt, ncu-raw.csv, ncu.log, result.json,
+// harness.log, signatures/*.json, profile-summary.json, profile-summary.txt}. Requires a CUDA
+// device and ncu. A missing counter is an error naming it.
+ProfileOutcome profile_candidates(const ProfileRequest& request, const DriverOptions& options,
+                                  const signature::DistanceConfig& distance = {});
+
+}  // namespace vxsynth::gpu
