@@ -260,6 +260,9 @@ ProgramImage parse_elf(std::span<const uint8_t> b, const std::string& name) {
     if (uint64_t{offset} + filesz > b.size()) r.fail(field.c_str(), "segment data runs past the end of the file");
     if (uint64_t{vaddr} + memsz > (1ull << 32)) r.fail(field.c_str(), "segment runs past the 32-bit address space");
     if (vaddr < 0x10000) r.fail(field.c_str(), "segment at " + hex(vaddr) + " overlaps the IO region [0, 0x10000)");
+    if (uint64_t{vaddr} + memsz > 0xFFFF0000u) {
+      r.fail(field.c_str(), "segment ends at " + hex(uint64_t{vaddr} + memsz) + ", inside the local-memory window [0xFFFF0000, 2^32)");
+    }
     img.info.segments.push_back({vaddr, filesz, memsz, (pflags & 2) != 0, (pflags & 1) != 0});
     img.segment_bytes.emplace_back(b.begin() + offset, b.begin() + offset + filesz);
     lo = std::min<uint64_t>(lo, vaddr);
@@ -331,6 +334,7 @@ ProgramImage parse_vxbin(std::span<const uint8_t> b, const std::string& name) {
     r.fail("min_vma/max_vma", "expected 32-bit addresses (RV32), got " + hex(min_vma) + ".." + hex(max_vma));
   }
   if (min_vma < 0x10000) r.fail("min_vma", "image at " + hex(min_vma) + " overlaps the IO region [0, 0x10000)");
+  if (max_vma > 0xFFFF0000u) r.fail("max_vma", "image ends inside the local-memory window [0xFFFF0000, 2^32)");
   if (max_vma < min_vma + image_size) {
     r.fail("max_vma", "max_vma " + hex(max_vma) + " is below min_vma + image size (" + hex(min_vma + image_size) + ")");
   }

@@ -87,6 +87,7 @@ TEST(Loader, BadElfFieldsAreNamed) {
   bad[68] = 0xff;  // p_filesz larger than the file
   EXPECT_EQ(field_of(bad), "program header 0");
   EXPECT_EQ(field_of(elf(0x100, {0x13})), "program header 0") << "IO region";
+  EXPECT_EQ(field_of(elf(0xFFFF0000u, {0x13})), "program header 0") << "local-memory window";
   bad = e;
   bad[24] = 2;  // entry not aligned
   EXPECT_EQ(field_of(bad), "e_entry");
@@ -109,6 +110,7 @@ TEST(Loader, BadVxbinFieldsAreNamed) {
   EXPECT_EQ(field_of(vxbin(0x80000000, 0x80000010, 64)), "max_vma");
   EXPECT_EQ(field_of(vxbin(0x180000000ull, 0x180000100ull, 64)), "min_vma/max_vma") << "RV64 image";
   EXPECT_EQ(field_of(vxbin(0x40, 0x1000, 64)), "min_vma");
+  EXPECT_EQ(field_of(vxbin(0xFFFE0000u, 0xFFFF1000u, 64)), "max_vma") << "local-memory window";
 }
 
 TEST(Loader, MissingFile) {
