@@ -21,6 +21,14 @@ class Core;
 struct Warp;
 struct Decoded;
 
+// Active lanes of a mask: SWAR count, inline (std::popcount is a library call unless the
+// build targets POPCNT, and this runs once per warp instruction).
+inline uint32_t lane_count(uint32_t m) {
+  m = m - ((m >> 1) & 0x55555555u);
+  m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+  return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
 using ExecFn = void (*)(Core&, Warp&, Decoded&);
 
 // A decoded instruction, cached per PC (decode once).

@@ -7,6 +7,10 @@
 #include <cmath>
 #include <cstdint>
 
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
 #include "vxsim/core.h"
 #include "vxsim/simulator.h"
 #include "vxsim/tensor.h"
@@ -106,7 +110,7 @@ uint32_t fp_to_int(Core& c, Warp& w, float f, bool is_signed) {
   return is_signed ? static_cast<uint32_t>(static_cast<int32_t>(r)) : static_cast<uint32_t>(r);
 }
 
-uint32_t host_to_fflags(int host) {
+[[maybe_unused]] uint32_t host_to_fflags(int host) {
   uint32_t f = 0;
   if (host & FE_INVALID) f |= kFlagNV;
   if (host & FE_DIVBYZERO) f |= kFlagDZ;
@@ -116,7 +120,46 @@ uint32_t host_to_fflags(int host) {
   return f;
 }
 
-constexpr int kHostRounding[5] = {FE_TONEAREST, FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD, FE_TONEAREST /* RMM by hand */};
+[[maybe_unused]] constexpr int kHostRounding[5] = {FE_TONEAREST, FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD, FE_TONEAREST /* RMM by hand */};
+
+// The host FP environment the F bodies run in. On x86 the arithmetic is SSE, so the sticky
+// flags live in MXCSR and are read and cleared directly: <cfenv>'s feclearexcept also saves
+// and reloads the whole x87 environment, which cost half the simulator's time on FP-heavy
+// kernels. Elsewhere <cfenv> is used throughout.
+struct HostFpEnv {
+#if defined(__SSE__)
+  static constexpr uint32_t kFlagBits = 0x3f;  // IE DE ZE OE UE PE
+  // Directed modes are rare: set them with fesetround, which also sets the x87 control word
+  // that libm's software fallbacks (fmaf without FMA hardware) consult.
+  static void begin(uint32_t rm, bool clear_flags) {
+    if (kHostRounding[rm] != FE_TONEAREST) std::fesetround(kHostRounding[rm]);
+    if (clear_flags) _mm_setcsr(_mm_getcsr() & ~kFlagBits);
+  }
+  static uint32_t end(uint32_t rm, bool read_flags) {
+    const uint32_t csr = _mm_getcsr();
+    if (kHostRounding[rm] != FE_TONEAREST) std::fesetround(FE_TONEAREST);
+    if (!read_flags) return 0;
+    _mm_setcsr(_mm_getcsr() & ~kFlagBits);
+    uint32_t f = 0;
+    if (csr & 0x01) f |= kFlagNV;
+    if (csr & 0x04) f |= kFlagDZ;
+    if (csr & 0x08) f |= kFlagOF;
+    if (csr & 0x10) f |= kFlagUF;
+    if (csr & 0x20) f |= kFlagNX;
+    return f;
+  }
+#else
+  static void begin(uint32_t rm, bool clear_flags) {
+    if (kHostRounding[rm] != FE_TONEAREST) std::fesetround(kHostRounding[rm]);
+    if (clear_flags) std::feclearexcept(FE_ALL_EXCEPT);
+  }
+  static uint32_t end(uint32_t rm, bool read_flags) {
+    const uint32_t f = read_flags ? host_to_fflags(std::fetestexcept(FE_ALL_EXCEPT)) : 0;
+    if (kHostRounding[rm] != FE_TONEAREST) std::fesetround(FE_TONEAREST);
+    return f;
+  }
+#endif
+};
 
 }  // namespace
 
@@ -210,12 +253,9 @@ void exec_fp(Core& c, Warp& w, Decoded& d) {
                "invalid rounding mode " + std::to_string(rm) + (d.rm == 7 ? " in frm" : " in the instruction"));
   }
   c.cur_rm = rm;
-  const int host = kHostRounding[rm];
-  if (host != FE_TONEAREST) std::fesetround(host);
-  if constexpr (kHostFlags) std::feclearexcept(FE_ALL_EXCEPT);
+  HostFpEnv::begin(rm, kHostFlags);
   for_active_lanes<F>(c, w, d);
-  if constexpr (kHostFlags) w.fflags |= host_to_fflags(std::fetestexcept(FE_ALL_EXCEPT));
-  if (host != FE_TONEAREST) std::fesetround(FE_TONEAREST);
+  w.fflags |= HostFpEnv::end(rm, kHostFlags);
   w.pc += 4;
 }
 
@@ -322,7 +362,7 @@ uint64_t Core::run_warp(Warp& w, uint64_t budget) {
   uint64_t n = 0;
   while (n < budget) {
     Decoded& d = dcache.at(w.pc);
-    const uint32_t active = static_cast<uint32_t>(std::popcount(w.tmask));
+    const uint32_t active = lane_count(w.tmask);
     d.exec(*this, w, d);
     ++n;
     ++ctr.warp_instructions;
@@ -343,7 +383,7 @@ uint64_t Core::run_warp_traced(Warp& w, uint64_t budget) {
     Decoded& d = dcache.at(w.pc);
     const uint32_t mask = w.tmask;
     const uint32_t pc = w.pc;
-    const uint32_t active = static_cast<uint32_t>(std::popcount(mask));
+    const uint32_t active = lane_count(mask);
     d.exec(*this, w, d);
     ++n;
     ++ctr.warp_instructions;
