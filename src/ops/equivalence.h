@@ -48,8 +48,9 @@ ToleranceModel tolerance_model(PrecisionPath cuda_path, PrecisionPath vortex_pat
 //   rtol    = 2 * out_unit + input_bias + acc(K)
 Tolerance tolerance_for(PrecisionPath cuda_path, PrecisionPath vortex_path, Check check,
                         std::int64_t k);
-// For an op: K from the spec; a source check of an op with a fused activation also allows the
-// extra output rounding of an unfused vendor activation (PyTorch's linear then gelu).
+// For an op: K from the spec. A source check also allows the extra output roundings of the
+// vendor's unfused epilogue: a conv's bias added after the conv was rounded, and an activation
+// run as its own kernel (PyTorch's linear then gelu). docs/tolerances.md, item 4.
 Tolerance tolerance_for(const OpSpec& spec, Check check);
 
 struct EquivalenceReport {
