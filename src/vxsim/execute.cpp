@@ -123,23 +123,32 @@ uint32_t fp_to_int(Core& c, Warp& w, float f, bool is_signed) {
 [[maybe_unused]] constexpr int kHostRounding[5] = {FE_TONEAREST, FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD, FE_TONEAREST /* RMM by hand */};
 
 // The host FP environment the F bodies run in. On x86 the arithmetic is SSE, so the sticky
-// flags live in MXCSR and are read and cleared directly: <cfenv>'s feclearexcept also saves
+// flags live in MXCSR and are read and cleared directly (<cfenv>'s feclearexcept also saves
 // and reloads the whole x87 environment, which cost half the simulator's time on FP-heavy
-// kernels. Elsewhere <cfenv> is used throughout.
+// kernels). Elsewhere <cfenv> is used throughout.
 struct HostFpEnv {
 #if defined(__SSE__)
-  static constexpr uint32_t kFlagBits = 0x3f;  // IE DE ZE OE UE PE
-  // Directed modes are rare: set them with fesetround, which also sets the x87 control word
-  // that libm's software fallbacks (fmaf without FMA hardware) consult.
-  static void begin(uint32_t rm, bool clear_flags) {
+  // MXCSR exception bits for each RISC-V flag: NX->PE 0x20, UF->UE 0x10, OF->OE 0x08,
+  // DZ->ZE 0x04, NV->IE 0x01 (DE, denormal operand, has no RISC-V counterpart).
+  static constexpr uint32_t mxcsr_bits(uint32_t fflags) {
+    return ((fflags & kFlagNX) ? 0x20u : 0u) | ((fflags & kFlagUF) ? 0x10u : 0u) | ((fflags & kFlagOF) ? 0x08u : 0u) |
+           ((fflags & kFlagDZ) ? 0x04u : 0u) | ((fflags & kFlagNV) ? 0x01u : 0u);
+  }
+  // Host flags are sticky and shared by all warps. A stale host flag only matters if the
+  // warp does not have that flag yet, so only those are cleared: writing MXCSR serialises
+  // the pipeline, and an FP loop that keeps raising NX then never writes it.
+  static void begin(uint32_t rm, bool clear_flags, const Warp& w) {
     if (kHostRounding[rm] != FE_TONEAREST) std::fesetround(kHostRounding[rm]);
-    if (clear_flags) _mm_setcsr(_mm_getcsr() & ~kFlagBits);
+    if (clear_flags) {
+      const uint32_t csr = _mm_getcsr();
+      const uint32_t stale = csr & mxcsr_bits(kFlagNV | kFlagDZ | kFlagOF | kFlagUF | kFlagNX) & ~mxcsr_bits(w.fflags);
+      if (stale != 0) _mm_setcsr(csr & ~stale);
+    }
   }
   static uint32_t end(uint32_t rm, bool read_flags) {
     const uint32_t csr = _mm_getcsr();
     if (kHostRounding[rm] != FE_TONEAREST) std::fesetround(FE_TONEAREST);
     if (!read_flags) return 0;
-    _mm_setcsr(_mm_getcsr() & ~kFlagBits);
     uint32_t f = 0;
     if (csr & 0x01) f |= kFlagNV;
     if (csr & 0x04) f |= kFlagDZ;
@@ -149,7 +158,7 @@ struct HostFpEnv {
     return f;
   }
 #else
-  static void begin(uint32_t rm, bool clear_flags) {
+  static void begin(uint32_t rm, bool clear_flags, const Warp&) {
     if (kHostRounding[rm] != FE_TONEAREST) std::fesetround(kHostRounding[rm]);
     if (clear_flags) std::feclearexcept(FE_ALL_EXCEPT);
   }
@@ -253,7 +262,7 @@ void exec_fp(Core& c, Warp& w, Decoded& d) {
                "invalid rounding mode " + std::to_string(rm) + (d.rm == 7 ? " in frm" : " in the instruction"));
   }
   c.cur_rm = rm;
-  HostFpEnv::begin(rm, kHostFlags);
+  HostFpEnv::begin(rm, kHostFlags, w);
   for_active_lanes<F>(c, w, d);
   w.fflags |= HostFpEnv::end(rm, kHostFlags);
   w.pc += 4;
