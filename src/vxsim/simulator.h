@@ -10,7 +10,8 @@
 //   vxsim::RunResult r = sim.run();                    // SimFault (a WorkError) on a fault
 //   sim.memory().read(out_addr, host, size);  sim.counters();  sim.console_text();
 //
-// Thread safety: one Simulator is used by one thread at a time.
+// Thread safety: one Simulator is used by one thread at a time; separate Simulators may run
+// in parallel threads (no shared mutable state; the host FP environment is per thread).
 #pragma once
 
 #include <cstdint>
