@@ -684,7 +684,7 @@ std::string Composer::gemm_body() const {
     s << "if (k_next < k_end) {\n" << fetch("k_next") << "}\n";
     s << compute("k0", buf);
     if (d_.prefetch == Prefetch::kDoubleBuffer) {
-      s << "if (k_next < k_end) {\n" << stash("buffer ^ 1") << "}\n__syncthreads();\nbuffer ^= 1;\n";
+      s << "if (k_next < k_end) {\n" << stash("(buffer ^ 1)") << "}\n__syncthreads();\nbuffer ^= 1;\n";
     } else {
       s << "__syncthreads();\nif (k_next < k_end) {\n" << stash("0") << "__syncthreads();\n}\n";
     }

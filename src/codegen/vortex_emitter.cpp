@@ -190,16 +190,13 @@ std::string main_cpp(const DesignPoint& d, const VortexCheck& check) {
 // candidate tolerance |y - ref| <= atol + rtol |ref| (ops::tolerance_for, Check::candidate),
 // prints PASSED!/FAILED! and the PERF line, and with -o dumps the output tensor for the
 // cross-check against the CUDA candidate (`vxsynth check`).
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <vortex.h>
-
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <vector>
 
 #include "common.h"
 
@@ -219,12 +216,12 @@ std::string main_cpp(const DesignPoint& d, const VortexCheck& check) {
     << ";  // " << check.atol << ", " << check.rtol << "\n";
   s << "static const char* kDtype = \"" << dtype_name(dtype) << "\";\n";
   s << "static const size_t kElemBytes = " << ops::dtype_size(dtype) << ";\n\n";
-  s << "static const char* kernel_file = \"kernel.vxbin\";\nstatic std::string data_dir = \"data\";\n"
+  s << "static const char* kernel_file = \"kernel.vxbin\";\nstatic const char* data_dir = \"data\";\n"
        "static const char* dump_file = nullptr;\n\n";
-  s << "static vx_device_h device = nullptr;\nstatic std::vector<vx_buffer_h> buffers;\n\n";
+  s << "static vx_device_h device = nullptr;\nstatic vx_buffer_h buffers[16];\nstatic int buffer_count = 0;\n\n";
   s << R"src(static void cleanup() {
   if (device) {
-    for (vx_buffer_h b : buffers) vx_mem_free(b);
+    for (int i = 0; i < buffer_count; ++i) vx_mem_free(buffers[i]);
     vx_dev_close(device);
   }
 }
@@ -245,46 +242,56 @@ static void parse_args(int argc, char** argv) {
 }
 
 // A vxsynth tensor file: "VXTENSOR", uint64 header length, JSON header, raw little-endian data.
-static bool read_tensor(const std::string& path, size_t bytes, std::vector<uint8_t>& out) {
-  FILE* f = fopen(path.c_str(), "rb");
+// Returns a malloc'ed buffer of `bytes` bytes, or NULL (and says why).
+static uint8_t* read_tensor(const char* name, size_t bytes) {
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/%s", data_dir, name);
+  FILE* f = fopen(path, "rb");
   if (!f) {
-    printf("Error: cannot open %s\n", path.c_str());
-    return false;
+    printf("Error: cannot open %s\n", path);
+    return NULL;
   }
-  char magic[8];
+  char magic[8], dtype[64];
   uint64_t header = 0;
-  bool ok = fread(magic, 1, 8, f) == 8 && memcmp(magic, "VXTENSOR", 8) == 0 && fread(&header, 8, 1, f) == 1;
-  std::string json(ok ? header : 0, ' ');
-  ok = ok && fread(&json[0], 1, header, f) == header;
-  if (ok && json.find(std::string("\"dtype\":\"") + kDtype + "\"") == std::string::npos &&
-      json.find(std::string("\"dtype\": \"") + kDtype + "\"") == std::string::npos) {
-    printf("Error: %s: dtype is not %s\n", path.c_str(), kDtype);
+  bool ok = fread(magic, 1, 8, f) == 8 && memcmp(magic, "VXTENSOR", 8) == 0 && fread(&header, 8, 1, f) == 1 &&
+            header < (1u << 20);
+  char* json = (char*)calloc(1, ok ? header + 1 : 1);
+  ok = ok && fread(json, 1, header, f) == header;
+  snprintf(dtype, sizeof(dtype), "\"%s\"", kDtype);
+  if (ok && !strstr(json, dtype)) {
+    printf("Error: %s: dtype is not %s\n", path, kDtype);
     ok = false;
   }
-  out.assign(bytes, 0);
-  ok = ok && fread(out.data(), 1, bytes, f) == bytes && fgetc(f) == EOF;
+  free(json);
+  uint8_t* data = (uint8_t*)malloc(bytes);
+  ok = ok && data != NULL && fread(data, 1, bytes, f) == bytes && fgetc(f) == EOF;
   fclose(f);
-  if (!ok) printf("Error: %s is not a %zu-byte %s tensor file\n", path.c_str(), bytes, kDtype);
-  return ok;
+  if (!ok) {
+    printf("Error: %s is not a %zu-byte %s tensor file\n", path, bytes, kDtype);
+    free(data);
+    return NULL;
+  }
+  return data;
 }
 
-static bool write_tensor(const char* path, const std::vector<uint64_t>& shape, const std::vector<uint8_t>& data) {
-  std::string json = std::string("{\"schema\": \"vxsynth.tensor/1\", \"name\": \"y\", \"dtype\": \"") + kDtype +
-                     "\", \"shape\": [";
-  for (size_t i = 0; i < shape.size(); ++i) json += (i ? ", " : "") + std::to_string(shape[i]);
-  json += "], \"byte_order\": \"little\", \"seed\": null}";
-  while ((16 + json.size()) % 64 != 0) json += ' ';
-  const uint64_t header = json.size();
+static bool write_tensor(const char* path, const uint64_t* shape, int rank, const uint8_t* data, size_t bytes) {
+  char json[1024];
+  int n = snprintf(json, sizeof(json), "{\"schema\": \"vxsynth.tensor/1\", \"name\": \"y\", \"dtype\": \"%s\", \"shape\": [",
+                   kDtype);
+  for (int i = 0; i < rank; ++i) n += snprintf(json + n, sizeof(json) - n, "%s%llu", i ? ", " : "", (unsigned long long)shape[i]);
+  n += snprintf(json + n, sizeof(json) - n, "], \"byte_order\": \"little\", \"seed\": null}");
+  while ((16 + n) % 64 != 0) json[n++] = ' ';
+  const uint64_t header = (uint64_t)n;
   FILE* f = fopen(path, "wb");
   if (!f) return false;
-  bool ok = fwrite("VXTENSOR", 1, 8, f) == 8 && fwrite(&header, 8, 1, f) == 1 &&
-            fwrite(json.data(), 1, json.size(), f) == json.size() && fwrite(data.data(), 1, data.size(), f) == data.size();
+  bool ok = fwrite("VXTENSOR", 1, 8, f) == 8 && fwrite(&header, 8, 1, f) == 1 && fwrite(json, 1, n, f) == (size_t)n &&
+            fwrite(data, 1, bytes, f) == bytes;
   return fclose(f) == 0 && ok;
 }
 
 )src";
   // Element decode for the check.
-  s << "static double element(const std::vector<uint8_t>& data, size_t i) {\n";
+  s << "static double element(const uint8_t* data, size_t i) {\n";
   switch (dtype) {
     case ops::DType::f32: s << "float v;\nmemcpy(&v, &data[i * 4], 4);\nreturn v;\n"; break;
     case ops::DType::bf16:
@@ -293,9 +300,9 @@ static bool write_tensor(const char* path, const std::vector<uint64_t>& shape, c
     case ops::DType::f16:
       s << "uint16_t h;\nmemcpy(&h, &data[i * 2], 2);\nconst int e = (h >> 10) & 0x1F, m = h & 0x3FF;\n"
            "const double sign = (h & 0x8000) ? -1.0 : 1.0;\n"
-           "if (e == 0) return sign * std::ldexp((double)m, -24);\n"
+           "if (e == 0) return sign * ldexp((double)m, -24);\n"
            "if (e == 31) return m ? NAN : sign * INFINITY;\n"
-           "return sign * std::ldexp((double)(1024 + m), e - 25);\n";
+           "return sign * ldexp((double)(1024 + m), e - 25);\n";
       break;
   }
   s << "}\n\n";
@@ -334,22 +341,22 @@ static bool write_tensor(const char* path, const std::vector<uint64_t>& shape, c
     s << "arg." << pass_function(p) << "_total = " << total << ";\narg." << pass_function(p) << "_grid[0] = "
       << ceil_div(total, d.fixed.block_size) << ";\n";
   }
-  s << "\n// Inputs and the reference output.\nstd::vector<uint8_t> host;\nvx_buffer_h buffer = nullptr;\n";
+  s << "\n// Inputs and the reference output.\nvx_buffer_h buffer = nullptr;\n";
   for (std::size_t i = 0; i < inputs.size() && i < roles.size(); ++i) {
     const std::int64_t bytes = ops::shape_numel(inputs[i].shape) * ops::dtype_size(inputs[i].dtype);
-    s << "if (!read_tensor(data_dir + \"/" << inputs[i].name << ".vxt\", " << bytes << ", host)) {\ncleanup();\nreturn -1;\n}\n";
-    s << "RT_CHECK(vx_mem_alloc(device, " << bytes << ", VX_MEM_READ, &buffer));\nbuffers.push_back(buffer);\n"
+    s << "{\nuint8_t* host = read_tensor(\"" << inputs[i].name << ".vxt\", " << bytes << ");\nif (!host) {\ncleanup();\nreturn -1;\n}\n";
+    s << "RT_CHECK(vx_mem_alloc(device, " << bytes << ", VX_MEM_READ, &buffer));\nbuffers[buffer_count++] = buffer;\n"
       << "RT_CHECK(vx_mem_address(buffer, &arg." << roles[i] << "_addr));\n"
-      << "RT_CHECK(vx_copy_to_dev(buffer, host.data(), 0, " << bytes << "));\n";
+      << "RT_CHECK(vx_copy_to_dev(buffer, host, 0, " << bytes << "));\nfree(host);\n}\n";
   }
   const std::int64_t out_elems = ops::shape_numel(output.shape);
-  s << "const size_t out_elems = " << out_elems << ";\nstd::vector<uint8_t> expected;\n"
-    << "if (!read_tensor(data_dir + \"/expected.vxt\", out_elems * kElemBytes, expected)) {\ncleanup();\nreturn -1;\n}\n";
-  s << "vx_buffer_h out_buffer = nullptr;\nRT_CHECK(vx_mem_alloc(device, out_elems * kElemBytes, VX_MEM_READ_WRITE, &out_buffer));\n"
-       "buffers.push_back(out_buffer);\nRT_CHECK(vx_mem_address(out_buffer, &arg.out_addr));\n";
+  s << "const size_t out_elems = " << out_elems << ", out_bytes = out_elems * kElemBytes;\n"
+    << "uint8_t* expected = read_tensor(\"expected.vxt\", out_bytes);\nif (!expected) {\ncleanup();\nreturn -1;\n}\n";
+  s << "vx_buffer_h out_buffer = nullptr;\nRT_CHECK(vx_mem_alloc(device, out_bytes, VX_MEM_READ_WRITE, &out_buffer));\n"
+       "buffers[buffer_count++] = out_buffer;\nRT_CHECK(vx_mem_address(out_buffer, &arg.out_addr));\n";
   s << "// Poison the output so an element the kernel never writes cannot pass.\n"
-       "std::vector<uint8_t> actual(out_elems * kElemBytes, 0xFF);\n"
-       "RT_CHECK(vx_copy_to_dev(out_buffer, actual.data(), 0, actual.size()));\n";
+       "uint8_t* actual = (uint8_t*)malloc(out_bytes);\nmemset(actual, 0xFF, out_bytes);\n"
+       "RT_CHECK(vx_copy_to_dev(out_buffer, actual, 0, out_bytes));\n";
   // Workspace.
   for (const auto& f : tensor_fields(d)) {
     std::int64_t bytes = 0;
@@ -364,37 +371,38 @@ static bool write_tensor(const char* path, const std::vector<uint64_t>& shape, c
     else if (f == "b_pad") bytes = ops::dtype_size(dtype) * g.batch * get("Np") * get("Kp");
     else continue;
     s << "// Workspace: " << f << "\nRT_CHECK(vx_mem_alloc(device, " << bytes << ", VX_MEM_READ_WRITE, &buffer));\n"
-      << "buffers.push_back(buffer);\nRT_CHECK(vx_mem_address(buffer, &arg." << f << "_addr));\n";
+      << "buffers[buffer_count++] = buffer;\nRT_CHECK(vx_mem_address(buffer, &arg." << f << "_addr));\n";
   }
   s << R"src(
 vx_buffer_h kernel_buffer = nullptr, args_buffer = nullptr;
 RT_CHECK(vx_upload_kernel_file(device, kernel_file, &kernel_buffer));
-buffers.push_back(kernel_buffer);
+buffers[buffer_count++] = kernel_buffer;
 RT_CHECK(vx_upload_bytes(device, &arg, sizeof(arg), &args_buffer));
-buffers.push_back(args_buffer);
+buffers[buffer_count++] = args_buffer;
 RT_CHECK(vx_start(device, kernel_buffer, args_buffer));
 RT_CHECK(vx_ready_wait(device, VX_MAX_TIMEOUT));
-RT_CHECK(vx_copy_from_dev(actual.data(), out_buffer, 0, actual.size()));
+RT_CHECK(vx_copy_from_dev(actual, out_buffer, 0, out_bytes));
 
 // Candidate check against the CPU reference.
 size_t failed = 0;
 double max_abs = 0.0;
 for (size_t i = 0; i < out_elems; ++i) {
   const double y = element(actual, i), ref = element(expected, i);
-  const double diff = std::fabs(y - ref);
-  if (std::isfinite(diff) && diff > max_abs) max_abs = diff;
-  if (!(std::isfinite(y) && diff <= kAtol + kRtol * std::fabs(ref))) {
+  const double diff = fabs(y - ref);
+  if (isfinite(diff) && diff > max_abs) max_abs = diff;
+  if (!(isfinite(y) && diff <= kAtol + kRtol * fabs(ref))) {
     if (failed < 10) printf("*** error: [%zu] expected=%.9g, actual=%.9g\n", i, ref, y);
     ++failed;
   }
 }
 printf("check: %zu of %zu elements outside |y - ref| <= %.3g + %.3g |ref|, max |y - ref| = %.3g\n", failed, out_elems,
        kAtol, kRtol, max_abs);
-if (dump_file != nullptr) {
 )src";
-  s << "if (!write_tensor(dump_file, " << "std::vector<uint64_t>" << shape_text(output.shape) << ", actual)) {\n"
+  s << "static const uint64_t out_shape[] = " << shape_text(output.shape) << ";\n";
+  s << "if (dump_file != NULL && !write_tensor(dump_file, out_shape, " << output.shape.size() << ", actual, out_bytes)) {\n"
     << "printf(\"Error: cannot write %s\\n\", dump_file);\ncleanup();\nreturn -1;\n}\n";
-  s << R"src(}
+  s << R"src(free(actual);
+free(expected);
 vx_dump_perf(device, stdout);
 cleanup();
 if (failed != 0) {

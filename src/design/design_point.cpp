@@ -90,7 +90,16 @@ std::int64_t cuda_shared_bytes(const DesignPoint& d) {
   return std::max(mainloop, epilogue);  // the two never live at once
 }
 
-std::int64_t vortex_local_bytes(const DesignPoint& d) { return cuda_shared_bytes(d); }
+int vortex_fragment_tile_ld(const DesignPoint& d) { return d.tile.k + 2; }  // word-aligned rows, staggered banks
+
+std::int64_t vortex_local_bytes(const DesignPoint& d) {
+  if (d.fragment == Fragment::kNone) return cuda_shared_bytes(d);
+  // Tensor tiles hold 16-bit elements on Vortex (tf32 is computed as fp16 there).
+  const std::int64_t buffers = d.prefetch == Prefetch::kDoubleBuffer ? 2 : 1;
+  const std::int64_t mainloop = buffers * std::int64_t(d.tile.m + d.tile.n) * vortex_fragment_tile_ld(d) * 2;
+  const std::int64_t epilogue = std::int64_t(d.tile.m) * epilogue_tile_ld(d) * 4;
+  return std::max(mainloop, epilogue);
+}
 
 int vortex_blocks_per_core(const DesignPoint& d) {
   const int warps_per_block = (d.fixed.block_size + d.vortex.threads - 1) / std::max(1, d.vortex.threads);

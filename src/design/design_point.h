@@ -82,6 +82,11 @@ int fragment_tile_ld(const DesignPoint& d);
 int epilogue_tile_ld(const DesignPoint& d);
 // Elements of one staged operand element on the CUDA side (4 for SIMT / tf32 tiles, 2 else).
 int cuda_tile_element_bytes(const DesignPoint& d);
+// Vortex tensor-core tiles: the unit's tile at 32 threads a warp (16 x 16, k 32 16-bit
+// elements), and the row stride (elements) of a Vortex fragment tile in local memory.
+inline constexpr int kVortexTensorThreads = 32;
+inline constexpr int kVortexTileM = 16, kVortexTileN = 16, kVortexTileK = 32;
+int vortex_fragment_tile_ld(const DesignPoint& d);
 // CTAs resident on one Vortex core (warps / warps per block).
 int vortex_blocks_per_core(const DesignPoint& d);
 

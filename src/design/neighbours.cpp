@@ -1,5 +1,7 @@
 #include "design/neighbours.h"
 
+#include <algorithm>
+
 #include "design/validity.h"
 
 namespace vxsynth::design {
@@ -115,7 +117,15 @@ std::vector<Neighbour> neighbours(const DesignPoint& base) {
       if (to.m == 0) return;
       d.fragment = v;
       const int warp_m = base.register_tile.m * from.m, warp_n = base.register_tile.n * from.n;
-      if (warp_m % to.m == 0 && warp_n % to.n == 0) d.register_tile = {warp_m / to.m, warp_n / to.n};
+      if (warp_m % to.m == 0 && warp_n % to.n == 0) {
+        d.register_tile = {warp_m / to.m, warp_n / to.n};
+      } else {
+        // The warp tile cannot hold the new shape: as few fragments as cover it, and the block
+        // tile follows.
+        d.register_tile = {std::max(1, warp_m / to.m), std::max(1, warp_n / to.n)};
+        d.tile.m = d.warps.m * d.register_tile.m * to.m;
+        d.tile.n = d.warps.n * d.register_tile.n * to.n;
+      }
       if (d.tile.k % to.k != 0) d.tile.k = to.k;
     });
   }

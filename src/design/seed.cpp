@@ -22,7 +22,7 @@ SeedDefaults seed_defaults(EngineClass engine, ops::PrecisionPath precision, int
   } else if (precision == ops::PrecisionPath::tf32) {
     s.fragment = Fragment::kM16N16K8;
     s.register_tile = warps <= 4 ? RegisterTile{2, 2} : RegisterTile{1, 1};
-    s.tile_k = 16;
+    s.tile_k = 32;  // the Vortex tensor unit's k-step (tf32 runs as fp16 there)
     s.prefetch = Prefetch::kDoubleBuffer;
   } else {
     s.fragment = Fragment::kM16N16K16;
@@ -31,8 +31,9 @@ SeedDefaults seed_defaults(EngineClass engine, ops::PrecisionPath precision, int
     s.prefetch = Prefetch::kDoubleBuffer;
   }
   s.staging = Staging::kAB;
-  // 16 threads per Vortex warp, more when the block would need over 32 warps.
-  s.vortex_threads = block_size > 512 ? 32 : 16;
+  // 16 threads per Vortex warp, more when the block would need over 32 warps; tensor-core
+  // designs map each CUDA warp onto one 32-thread Vortex warp.
+  s.vortex_threads = (block_size > 512 || engine == EngineClass::kTensorCore) ? 32 : 16;
   return s;
 }
 
@@ -84,7 +85,8 @@ DesignPoint seed_design(const ops::OpSpec& op, EngineClass engine, int block_siz
   d.vortex.cores = 1;
   d.vortex.threads = s.vortex_threads;
   d.vortex.warps = std::max(1, next_pow2((block_size + s.vortex_threads - 1) / s.vortex_threads));
-  d.vortex.local_mem_bytes = std::clamp(next_pow2(vortex_local_bytes(d)), 16384, 65536);
+  // Local memory with headroom (x4) so that neighbours with larger tiles still fit a core.
+  d.vortex.local_mem_bytes = std::clamp(next_pow2(4 * vortex_local_bytes(d) * vortex_blocks_per_core(d)), 16384, 65536);
   if (auto v = can_implement(d)) {
     throw InputError(source, "", "no valid seed for this op and block size (rule " + v->rule + "): " + v->detail);
   }

@@ -147,6 +147,17 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
                                  v.threads, " threads"));
     return;
   }
+  if (tensor) {
+    // The Vortex side runs each CUDA warp's tile on one 32-thread Vortex warp with the unit's
+    // 16 x 16 x 32 tiles.
+    const int warp_m = t.m / d.warps.m, warp_n = t.n / d.warps.n;
+    if (v.threads != kVortexTensorThreads) {
+      fail("vortex-tensor-tile", cat("tensor-core designs run on 32-thread Vortex warps (vortex threads = ", v.threads, ")"));
+    } else if (warp_m % kVortexTileM != 0 || warp_n % kVortexTileN != 0 || t.k % kVortexTileK != 0) {
+      fail("vortex-tensor-tile", cat("warp tile ", warp_m, "x", warp_n, " and k-step ", t.k,
+                                     " must be multiples of the Vortex tensor tile 16x16x32"));
+    }
+  }
   const std::int64_t local = vortex_local_bytes(d) * vortex_blocks_per_core(d);
   if (local > v.local_mem_bytes) {
     fail("vortex-local-capacity", cat(vortex_blocks_per_core(d), " resident blocks x ", vortex_local_bytes(d),
@@ -193,6 +204,7 @@ const std::vector<std::pair<std::string, std::string>>& rule_descriptions() {
       {"cuda-shared-capacity", "shared memory per block <= 227 KiB (H200)"},
       {"vortex-config", "Vortex cores 1..64, warps/threads powers of two <= 32, local memory 1..64 KiB"},
       {"vortex-block-fit", "a block fits one Vortex core (warps x threads)"},
+      {"vortex-tensor-tile", "tensor-core designs: 32-thread Vortex warps, warp tile a multiple of 16x16, k-step of 32"},
       {"vortex-local-capacity", "resident blocks x local tiles fit the core's local memory"},
   };
   return rules;

@@ -188,6 +188,13 @@ TEST(Validity, EachRuleIsReportedByName) {
       {"vortex-config", [](DesignPoint& d) { d.vortex.threads = 3; }},
       {"vortex-block-fit", [](DesignPoint& d) { d.vortex.warps = 4; }},
       {"vortex-local-capacity", [](DesignPoint& d) { d.vortex.local_mem_bytes = 1024; }},
+      {"vortex-tensor-tile",
+       [](DesignPoint& d) {
+         d.vortex.threads = 16;
+         d.vortex.warps = 8;
+       },
+       EngineClass::kTensorCore,
+       ops::PrecisionPath::bf16},
   };
   std::set<std::string> covered;
   for (const auto& c : cases) {
