@@ -128,6 +128,17 @@ TEST_F(SimCli, CtaIndexMappingLocalMemoryAndBarriers) {
   }
 }
 
+// vx_tensor.h: every format pair with an exactly predictable result, at every warp width.
+TEST_F(SimCli, TensorFormatsAtEveryWarpWidth) {
+  const std::string kernel = built("tensor_formats");
+  for (int threads : {1, 2, 4, 8, 16, 32}) {
+    const ProcessResult r = sim_run({kernel, "--threads", std::to_string(threads), "--cores", "2", "--plain-console"});
+    EXPECT_EQ(r.status, 0) << threads << "\n" << r.output;
+    EXPECT_EQ(last_line(r.output),
+              "tensor formats: 0 of 6 failed at " + std::to_string(threads) + " threads a warp") << r.output;
+  }
+}
+
 TEST_F(SimCli, PerfEndsWithVortexSummaryOfThreadInstructions) {
   const std::string kernel = built("hello");
   const ProcessResult text = sim_run({kernel, "--perf", "--cores", "2"});
