@@ -31,6 +31,9 @@ struct ToleranceModel {
   double input_sigma = 0.0;  // std of the relative mismatch of one product between the sides
   double input_bias = 0.0;   // bound on its mean (a relative error on y -> rtol)
   double input_max = 0.0;    // hard bound on the relative mismatch of one product
+  double tie_prob = 0.0;     // per factor: probability that the two sides' roundings differ
+  double tie_rel = 0.0;      // ... and by how much then (relative to the factor)
+  bool fp16_subnormals = false;  // one side rounds to fp16: operands below 2^-14 lose bits
   double acc_unit = 0.0;     // unit roundoff of the accumulator (2^-24 RN, 2^-23 truncating)
   double acc_bias_block = 0.0;  // k per truncating block-add (tensor cores), 0 when unbiased
   double out_unit = 0.0;     // unit roundoff of the output type
@@ -44,7 +47,9 @@ ToleranceModel tolerance_model(PrecisionPath cuda_path, PrecisionPath vortex_pat
 // (atol, rtol) for accumulation length K, with inputs from generate_inputs() (docs/tolerances.md):
 //   acc(K)  = z * acc_unit * sqrt(K/3) + acc_unit/2 * ceil(K / acc_bias_block)
 //   in(K)   = min(input_max * 3 sqrt(K),  z * input_sigma * sqrt(1 + 1.5 z / sqrt(K)))
-//   atol    = in(K) + acc(K) + output subnormal spacing (fp16 only)
+//   tie(K)  = n(2K tie_prob) * tie_rel * 3/sqrt(K), n(l) = the Poisson(l) count exceeded with
+//             probability < 1e-9; plus 2^-25 per operand in fp16's subnormal range (same bound)
+//   atol    = in(K) + tie(K) + acc(K) + output subnormal spacing (fp16 only)
 //   rtol    = 2 * out_unit + input_bias + acc(K)
 Tolerance tolerance_for(PrecisionPath cuda_path, PrecisionPath vortex_path, Check check,
                         std::int64_t k);

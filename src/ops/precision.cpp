@@ -135,6 +135,7 @@ float round_to_tf32(float v, Tf32Rounding mode) {
     return std::bit_cast<float>(x & 0xffffe000u);
   }
   if (mode == Tf32Rounding::nearest_away) x += 0x1000u;  // carry past the max gives infinity
+  if (mode == Tf32Rounding::nearest_even) x += 0x0fffu + ((x >> 13) & 1u);
   return std::bit_cast<float>(x & 0xffffe000u);
 }
 

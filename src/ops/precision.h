@@ -40,10 +40,11 @@ DType storage_dtype(PrecisionPath p);
 // fp16 rounding; bf16/fp16 storage is already exact in its type).
 float round_compute_input(float v, PrecisionPath compute_path);
 
-// How tensor cores reduce an fp32 operand to tf32. PTX's cvt.rna.tf32.f32 rounds to nearest
-// with ties away from zero; an mma that is fed raw fp32 bits ignores the low 13 bits
-// (truncation). Which one a vendor kernel uses is not documented, so tolerances cover both.
-enum class Tf32Rounding { nearest_away, truncate };
+// How an fp32 operand is reduced to tf32. PTX's cvt.rna.tf32.f32 (wmma::__float_to_tf32) rounds
+// to nearest with ties away from zero; cuBLAS/cuDNN round to nearest too (measured on the H200,
+// docs/tolerances.md; ties may go to even); an mma fed raw fp32 bits ignores the low 13 bits
+// (truncation), which the tolerances treat as a bug.
+enum class Tf32Rounding { nearest_away, truncate, nearest_even };
 
 // ---- scalar conversions (exact bit-level behaviour, tested over all 65,536 patterns) ----
 std::uint16_t fp32_to_bf16_bits(float v);

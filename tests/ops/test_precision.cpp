@@ -145,6 +145,9 @@ TEST(Precision, Tf32RoundingModes) {
   const float tie = 1.0f + std::ldexp(1.0f, -11);
   EXPECT_EQ(round_to_tf32(tie, Tf32Rounding::nearest_away), 1.0f + std::ldexp(1.0f, -10));
   EXPECT_EQ(round_to_tf32(tie, Tf32Rounding::truncate), 1.0f);
+  EXPECT_EQ(round_to_tf32(tie, Tf32Rounding::nearest_even), 1.0f);  // 1.0 has the even significand
+  const float tie_up = 1.0f + 3 * std::ldexp(1.0f, -11);          // between 1+2^-10 (odd) and 1+2^-9
+  EXPECT_EQ(round_to_tf32(tie_up, Tf32Rounding::nearest_even), 1.0f + std::ldexp(1.0f, -9));
   EXPECT_EQ(round_to_tf32(-tie, Tf32Rounding::nearest_away), -(1.0f + std::ldexp(1.0f, -10)));
   EXPECT_EQ(round_to_tf32(std::nextafter(tie, 0.0f)), 1.0f);
   EXPECT_EQ(round_to_tf32(std::numeric_limits<float>::max()), std::numeric_limits<float>::infinity());
@@ -155,6 +158,12 @@ TEST(Precision, Tf32RoundingModes) {
     x = x * 1664525u + 1013904223u;
     const float v = u2f((x & 0x807fffffu) | 0x3f000000u);  // [0.5, 1) and negatives
     const float rn = round_to_tf32(v), tr = round_to_tf32(v, Tf32Rounding::truncate);
+    const float re = round_to_tf32(v, Tf32Rounding::nearest_even);
+    ASSERT_EQ(f2u(re) & 0x1fffu, 0u);
+    ASSERT_LE(std::fabs(static_cast<double>(re) - v), 0.5 * std::ldexp(1.0, -11));
+    if ((f2u(v) & 0x1fffu) != 0x1000u) {
+      ASSERT_EQ(re, rn);  // they differ only at ties
+    }
     ASSERT_EQ(f2u(rn) & 0x1fffu, 0u);
     ASSERT_EQ(f2u(tr) & 0x1fffu, 0u);
     const double ulp = std::ldexp(1.0, -11);  // tf32 ulp in [0.5, 1)

@@ -159,6 +159,7 @@ CASES = [
     ("act_layer4_conv2_fp16_operands", "act_layer4_conv2.json", 4, None, "fp16_operands"),
     ("act_ffn_linear2", "act_ffn_linear2.json", 5, None, "default"),
     ("act_attn_qk", "act_attn_qk.json", 6, [0, 7], "default"),
+    ("act_ffn_linear1_tf32", "act_ffn_linear1_tf32.json", 8, list(range(16)), "default"),
     ("dp_up0_conv1", "dp_up0_conv1.json", 7, None, "default"),
     ("dp_up0_conv1_ieee", "dp_up0_conv1.json", 7, None, "no_tf32"),
 ]
