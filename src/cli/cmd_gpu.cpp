@@ -31,6 +31,8 @@ void add_common(CLI::App& sub, CommonOptions& o) {
   sub.add_option("--harness", o.driver.harness, "the vxsynth-gpu-harness executable (default: next to vxsynth)");
   sub.add_option("--nvcc-flag", o.driver.nvcc_flags, "extra nvcc flag for every candidate build (repeatable)");
   sub.add_option("--jobs", o.driver.jobs, "parallel nvcc builds (default: all cores)");
+  sub.add_option("--timeout", o.driver.timeout_seconds,
+                 "seconds after which the harness (and ncu) are killed, 0 = no limit (default 600)");
 }
 
 // Prints the checks; a pair the candidate declined ("unsupported") is not a failure, but a
@@ -68,6 +70,7 @@ void report_checks(const gpu::JobResult& result) {
 struct RunOptions : CommonOptions {
   std::string cpu_check = "auto";
   bool no_tensors = false;
+  bool memcheck = false;
 };
 
 struct ProfileOptions : CommonOptions {
@@ -84,6 +87,9 @@ Runner configure_run(CLI::App& sub) {
                                               "(problems up to 4 GFLOP), on, off")
       ->check(CLI::IsMember({"auto", "on", "off"}));
   sub.add_flag("--no-tensors", o->no_tensors, "do not write the inputs and outputs as tensor files");
+  sub.add_flag("--memcheck", o->memcheck,
+               "run under compute-sanitizer memcheck: out-of-bounds or misaligned accesses fail the run even when "
+               "the outputs match (report in DIR/memcheck.log)");
   add_common(sub, *o);
   sub.footer("Writes DIR/<candidate>@<op>/{inputs,y_vendor,y_candidate}.tensor, DIR/result.json, DIR/job.json.\n"
              "Exit codes: 0 every check passed, 1 a check failed, a candidate was rejected or no CUDA device, "
@@ -94,12 +100,18 @@ Runner configure_run(CLI::App& sub) {
     request.candidates = o->candidates;
     request.out_dir = o->out;
     request.write_tensors = !o->no_tensors;
+    request.memcheck = o->memcheck;
     request.cpu_check = o->cpu_check == "on"    ? gpu::CpuCheck::on
                         : o->cpu_check == "off" ? gpu::CpuCheck::off
                                                 : gpu::CpuCheck::automatic;
     const auto outcome = gpu::run_candidates(request, o->driver);
     std::cout << "seed " << outcome.job.seed << "\n";
     report_checks(outcome.result);
+    if (outcome.memory_errors) {
+      std::cout << "compute-sanitizer memcheck found memory errors: see " << outcome.memcheck_log << "\n";
+    } else if (o->memcheck) {
+      std::cout << "compute-sanitizer memcheck: no errors\n";
+    }
     if (outcome.harness_exit != 0) return outcome.harness_exit == 2 ? kExitBadInput : kExitWorkFailed;
     return outcome.ok() ? kExitOk : kExitWorkFailed;
   };

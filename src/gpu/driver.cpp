@@ -54,6 +54,12 @@ std::string find_ncu(const std::string& given) {
   throw WorkError("ncu (Nsight Compute) not found on PATH, in /usr/local/cuda/bin or /opt/nvidia (give --ncu)");
 }
 
+std::string find_compute_sanitizer() {
+  if (auto p = find_on_path("compute-sanitizer"); !p.empty()) return p;
+  if (fs::exists("/usr/local/cuda/bin/compute-sanitizer")) return "/usr/local/cuda/bin/compute-sanitizer";
+  throw WorkError("compute-sanitizer not found on PATH or in /usr/local/cuda/bin (needed by --memcheck)");
+}
+
 std::vector<JobOp> job_ops(const std::vector<std::string>& paths) {
   std::vector<JobOp> ops;
   std::map<std::string, int> seen;
@@ -108,12 +114,31 @@ RunOutcome run_candidates(const RunRequest& request, const DriverOptions& option
   job.seed = seed_or_fresh(options.seed);
   job.write_tensors = request.write_tensors;
   job.cpu_check = request.cpu_check;
+  job.record_kernels = !request.memcheck;  // CUPTI and the sanitizer do not share a process
   Json builds;
   job.candidates = build_and_admit(request.candidates, options, builds);
   write_json_file((fs::path(job.out_dir) / "builds.json").string(), builds);
   const std::string job_path = (fs::path(job.out_dir) / "job.json").string();
   write_job(job_path, job);
-  outcome.harness_exit = run_process({harness, job_path}).exit_code;
+  std::vector<std::string> argv = {harness, job_path};
+  constexpr int kMemcheckExit = 86;
+  if (request.memcheck) {
+    outcome.memcheck_log = (fs::path(job.out_dir) / "memcheck.log").string();
+    argv.insert(argv.begin(), {find_compute_sanitizer(), "--tool", "memcheck", "--error-exitcode",
+                               std::to_string(kMemcheckExit), "--log-file", outcome.memcheck_log});
+  }
+  ProcessOptions po;
+  po.timeout_seconds = options.timeout_seconds;
+  const ProcessResult pr = run_process(argv, po);
+  if (pr.timed_out) {
+    throw WorkError("the harness did not finish within " + std::to_string(static_cast<int>(options.timeout_seconds)) +
+                    " s and was killed (a candidate that never returns?); see " + job.out_dir);
+  }
+  outcome.harness_exit = pr.exit_code;
+  if (request.memcheck && outcome.harness_exit == kMemcheckExit) {
+    outcome.memory_errors = true;
+    outcome.harness_exit = 0;
+  }
   const fs::path result_path = fs::path(job.out_dir) / "result.json";
   if (!fs::exists(result_path)) {
     throw WorkError("the harness wrote no result (exit " + std::to_string(outcome.harness_exit) + ")");
@@ -162,8 +187,14 @@ ProfileOutcome profile_candidates(const ProfileRequest& request, const DriverOpt
   std::ofstream(dir / "ncu-command.txt") << render_command(outcome.ncu_argv) << "\n";
   const std::string csv = (dir / "ncu-raw.csv").string();
   const auto t1 = Clock::now();
-  const auto r = run_process(outcome.ncu_argv, {csv, (dir / "ncu.log").string(), {}});
+  ProcessOptions po{csv, (dir / "ncu.log").string(), {}, options.timeout_seconds};
+  const auto r = run_process(outcome.ncu_argv, po);
   outcome.ncu_seconds = seconds_since(t1);
+  if (r.timed_out) {
+    throw WorkError("ncu and the harness did not finish within " +
+                    std::to_string(static_cast<int>(options.timeout_seconds)) + " s and were killed; see " +
+                    (dir / "ncu.log").string());
+  }
   const fs::path result_path = dir / "result.json";
   if (r.exit_code != 0 || !fs::exists(result_path)) {
     throw WorkError("ncu or the harness failed (exit " + std::to_string(r.exit_code) + "); see " +

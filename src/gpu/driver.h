@@ -22,12 +22,15 @@ struct DriverOptions {
   std::string harness;                  // "" = find_harness()
   std::string ncu;                      // "" = find_ncu()
   std::uint64_t seed = 0;               // 0 = a fresh random seed (recorded in the job)
+  double timeout_seconds = 600;         // the harness (or ncu) is killed after this; 0 = no limit
 };
 
 // vxsynth-gpu-harness from `given`, $VXSYNTH_GPU_HARNESS, or next to the running executable.
 std::string find_harness(const std::string& given = "");
 // ncu from `given`, $VXSYNTH_NCU, PATH, /usr/local/cuda/bin, /opt/nvidia/nsight-compute.
 std::string find_ncu(const std::string& given = "");
+// compute-sanitizer from PATH or /usr/local/cuda/bin.
+std::string find_compute_sanitizer();
 
 // Names for the ops (file stems, made unique) after reading each spec (InputError on a bad one).
 std::vector<JobOp> job_ops(const std::vector<std::string>& op_paths);
@@ -43,6 +46,7 @@ struct RunRequest {
   std::string out_dir;
   CpuCheck cpu_check = CpuCheck::automatic;
   bool write_tensors = true;
+  bool memcheck = false;  // run the harness under compute-sanitizer's memcheck
 };
 
 struct RunOutcome {
@@ -52,7 +56,11 @@ struct RunOutcome {
   // Counts by status, and candidates that accepted none of the ops.
   int passed = 0, failed = 0, errors = 0, declined = 0;
   std::vector<std::string> idle_candidates;
-  bool ok() const { return harness_exit == 0 && failed == 0 && errors == 0 && idle_candidates.empty(); }
+  bool memory_errors = false;  // compute-sanitizer reported errors (DIR/memcheck.log)
+  std::string memcheck_log;
+  bool ok() const {
+    return harness_exit == 0 && failed == 0 && errors == 0 && idle_candidates.empty() && !memory_errors;
+  }
 };
 
 // Requires a CUDA device (WorkError saying none is present otherwise).

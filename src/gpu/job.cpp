@@ -32,6 +32,7 @@ Json Job::to_json() const {
   j["write_tensors"] = write_tensors;
   j["cpu_check"] = cpu_check_key(cpu_check);
   j["cpu_check_max_flops"] = cpu_check_max_flops;
+  j["record_kernels"] = record_kernels;
   j["ops"] = Json::array();
   for (const auto& op : ops) j["ops"].push_back({{"name", op.name}, {"path", op.path}});
   j["candidates"] = Json::array();
@@ -60,6 +61,7 @@ Job Job::from_json(const Json& j, const std::string& file) {
   else if (cpu == "off") job.cpu_check = CpuCheck::off;
   else throw InputError(file, "cpu_check", "expected auto, on or off");
   job.cpu_check_max_flops = get_field<double>(j, "cpu_check_max_flops", file);
+  job.record_kernels = j.value("record_kernels", true);
   for (const auto& op : get_field<Json>(j, "ops", file)) {
     job.ops.push_back({get_field<std::string>(op, "name", file), get_field<std::string>(op, "path", file)});
   }

@@ -37,6 +37,7 @@ struct Job {
   bool with_reference = false; // profile the vendor operator too
   bool write_tensors = true;   // inputs and both outputs as tensor files (run mode)
   CpuCheck cpu_check = CpuCheck::automatic;
+  bool record_kernels = true;  // name the vendor kernels with CUPTI (off under compute-sanitizer)
   double cpu_check_max_flops = 4e9;  // "automatic": CPU reference only up to this size
   std::vector<JobOp> ops;
   std::vector<JobCandidate> candidates;

@@ -6,7 +6,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +21,12 @@
 extern char** environ;
 
 namespace vxsynth::gpu {
+namespace {
+
+volatile sig_atomic_t g_forwarded_signal = 0;
+void remember_signal(int sig) { g_forwarded_signal = sig; }
+
+}  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
   if (argv.empty()) throw WorkError("run_process: empty command");
@@ -43,17 +53,58 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   for (auto& e : env_storage) env.push_back(e.data());
   env.push_back(nullptr);
 
+  // With a timeout the child gets its own process group, so that killing it also ends what it
+  // started (ncu's target process); Ctrl-C and SIGTERM are then forwarded to that group.
+  const bool own_group = options.timeout_seconds > 0;
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (own_group) {
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+  }
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
+  const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
   if (rc != 0) {
     throw WorkError("cannot start " + argv[0] + ": " + std::strerror(rc));
   }
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw WorkError("waiting for " + argv[0] + ": " + std::strerror(errno));
-  }
   ProcessResult result;
+  const auto start = std::chrono::steady_clock::now();
+  struct sigaction forward {}, old_int {}, old_term {};
+  if (own_group) {
+    g_forwarded_signal = 0;
+    forward.sa_handler = remember_signal;
+    sigemptyset(&forward.sa_mask);
+    sigaction(SIGINT, &forward, &old_int);
+    sigaction(SIGTERM, &forward, &old_term);
+  }
+  for (;;) {
+    const pid_t done = waitpid(pid, &status, own_group ? WNOHANG : 0);
+    if (done == pid) break;
+    if (done < 0) {
+      if (errno == EINTR) continue;
+      throw WorkError("waiting for " + argv[0] + ": " + std::strerror(errno));
+    }
+    if (g_forwarded_signal != 0) {
+      kill(-pid, g_forwarded_signal);
+      g_forwarded_signal = 0;
+    }
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (waited > options.timeout_seconds) {
+      kill(-pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      result.timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (own_group) {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+  }
   if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {

@@ -9,12 +9,14 @@ namespace vxsynth::gpu {
 struct ProcessResult {
   int exit_code = -1;   // exit status, or 128 + signal number when killed by a signal
   bool signaled = false;
+  bool timed_out = false;  // killed (with its whole process group) after timeout_seconds
 };
 
 struct ProcessOptions {
   std::string stdout_path;  // "" = inherit
   std::string stderr_path;  // "" = inherit; may equal stdout_path to merge
   std::vector<std::string> extra_env;  // "NAME=value" entries added to the environment
+  double timeout_seconds = 0;          // 0 = wait for ever; else SIGKILL the process group
 };
 
 // WorkError when the program cannot be started (not found, not executable).

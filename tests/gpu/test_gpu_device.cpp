@@ -100,6 +100,22 @@ TEST_F(GpuDevice, SandboxRejectsBeforeAnythingRuns) {
   EXPECT_FALSE(std::filesystem::exists(scratch_ / "cublas/result.json"));
 }
 
+TEST_F(GpuDevice, MemcheckCatchesAnOutOfBoundsReadThatEquivalenceCannot) {
+  const auto bad = cli({"gpu", "run", "--memcheck", "--out", scratch_ / "oob", "--op", kSmall + "lin_fp32_small.json",
+                        "--candidate", kC + "bad/reads_past_input.cu"});
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("memcheck found memory errors"), std::string::npos) << bad.output;
+  const auto result = read_job_result(scratch_ / "oob/result.json");
+  ASSERT_EQ(result.checks.size(), 1u);
+  EXPECT_EQ(result.checks[0].status, "passed");  // the outputs are right: only the sanitizer sees it
+  EXPECT_NE(testing::read_text(scratch_ / "oob/memcheck.log").find("Invalid __global__ read"), std::string::npos);
+
+  const auto good = cli({"gpu", "run", "--memcheck", "--out", scratch_ / "ok", "--op", kSmall + "lin_fp32_small.json",
+                         "--candidate", kC + "linear_tiled.cu"});
+  EXPECT_EQ(good.exit_code, 0) << good.output;
+  EXPECT_NE(good.output.find("memcheck: no errors"), std::string::npos) << good.output;
+}
+
 TEST_F(GpuDevice, FreshSeedsGiveFreshInputs) {
   for (const char* seed : {"1", "2"}) {
     const auto r = cli({"gpu", "run", "--out", scratch_ / (std::string("s") + seed), "--seed", seed, "--op",

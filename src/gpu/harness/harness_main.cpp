@@ -35,6 +35,7 @@ namespace vxsynth::gpu {
 namespace {
 
 std::ostream* g_log = &std::cout;
+bool job_records_kernels = true;
 
 class DeviceBuffer {
  public:
@@ -146,7 +147,9 @@ VendorOutput vendor_output(OpContext& op, const DeviceInputs& in, DeviceBuffer& 
       rec.kernels_note = recorder->note();
       if (!recorder->available()) rec.kernels_note = recorder->note();
     } else {
-      rec.kernels_note = "not recorded in profile mode (CUPTI belongs to ncu there): see the profile's kernel names";
+      rec.kernels_note = job_records_kernels
+                             ? "not recorded in profile mode (CUPTI belongs to ncu there): see the profile's kernel names"
+                             : "not recorded under compute-sanitizer";
     }
     result.vendors.push_back(std::move(rec));
     op.vendor_named = true;
@@ -250,6 +253,7 @@ std::string describe_check(const CheckRecord& c) {
 }
 
 void run_job(const Job& job, JobResult& result) {
+  job_records_kernels = job.record_kernels;
   int device = 0;
   VX_CUDA(cudaGetDevice(&device));
   cudaDeviceProp prop{};
@@ -262,7 +266,7 @@ void run_job(const Job& job, JobResult& result) {
   *g_log << "device: " << result.device << "\n";
   VendorHandles handles;
   std::unique_ptr<KernelRecorder> recorder;
-  if (job.mode == JobMode::run) recorder = std::make_unique<KernelRecorder>();
+  if (job.mode == JobMode::run && job.record_kernels) recorder = std::make_unique<KernelRecorder>();
   cudaStream_t main_stream;
   VX_CUDA(cudaStreamCreateWithFlags(&main_stream, cudaStreamNonBlocking));
 
