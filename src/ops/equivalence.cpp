@@ -281,6 +281,8 @@ Json EquivalenceReport::to_json() const {
   j["nan"] = nan_count;
   j["inf"] = inf_count;
   j["unwritten"] = unwritten_count;
+  j["first_unwritten_index"] = first_unwritten_index;
+  j["worst_ratio"] = worst_ratio > 1e298 ? Json(nullptr) : Json(worst_ratio);
   j["expected_nonfinite"] = expected_nonfinite;
   return j;
 }
