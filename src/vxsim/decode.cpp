@@ -143,7 +143,12 @@ std::string disassemble(uint32_t w, uint32_t pc) {
   }
   const InsnInfo& in = kTable[static_cast<size_t>(*id)];
   Fields f = decode_fields(w, in.format);
-  const char* m = in.mnemonic;
+  std::string mn = in.mnemonic;
+  if (in.format == Format::Amo || in.format == Format::Lr) {
+    const bool aq = (w >> 26) & 1, rl = (w >> 25) & 1;
+    mn += aq && rl ? ".aqrl" : aq ? ".aq" : rl ? ".rl" : "";
+  }
+  const char* m = mn.c_str();
   const char* const* X = kXNames;
   const char* const* F = kFNames;
   switch (in.format) {
@@ -176,6 +181,20 @@ std::string disassemble(uint32_t w, uint32_t pc) {
     case Format::VxRs1Rs2: return fmt("%s %s, %s", m, X[f.rs1], X[f.rs2]);
     case Format::VxRdRs1: return fmt("%s %s, %s", m, X[f.rd], X[f.rs1]);
     case Format::Wmma: return fmt("%s out_fmt=%u, in_fmt=%u", m, f.rd, f.rs1);
+    case Format::Fence: {
+      const uint32_t fm = w >> 28, pred = (w >> 24) & 0xf, succ = (w >> 20) & 0xf;
+      if (fm == 8 && pred == 3 && succ == 3) return "fence.tso";
+      if (fm == 0 && pred == 0xf && succ == 0xf) return m;
+      auto set = [](uint32_t bits) {
+        std::string t;
+        if (bits & 8) t += 'i';
+        if (bits & 4) t += 'o';
+        if (bits & 2) t += 'r';
+        if (bits & 1) t += 'w';
+        return t.empty() ? std::string("0") : t;
+      };
+      return fmt("%s %s, %s", m, set(pred).c_str(), set(succ).c_str());
+    }
   }
   return m;
 }

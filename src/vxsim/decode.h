@@ -24,7 +24,7 @@ enum class Extension : uint8_t { I, Priv, Zifencei, Zicsr, M, A, F, Zicond, Vort
 enum class Shape : uint8_t { Lane, Mem, Fp, FpRm, Branch, Warp, Unsupported };
 enum class Format : uint8_t {
   None, R, I, Shift, U, Jal, Jalr, B, Load, Store, Csr, CsrI, Lr, Amo, FLoad, FStore,
-  R4, FR, FRnoRm, F1, FtoX, FtoXnoRm, XtoF, XtoFnoRm, Fcmp, VxRs1, VxRs1Rs2, VxRdRs1, Wmma
+  R4, FR, FRnoRm, F1, FtoX, FtoXnoRm, XtoF, XtoFnoRm, Fcmp, VxRs1, VxRs1Rs2, VxRdRs1, Wmma, Fence
 };
 
 struct InsnInfo {

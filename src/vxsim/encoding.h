@@ -52,7 +52,7 @@
   X(sra,     "sra",     0x40005033, 0xfe00707f, I, Alu, Lane, R) \
   X(or_,     "or",      0x00006033, 0xfe00707f, I, Alu, Lane, R) \
   X(and_,    "and",     0x00007033, 0xfe00707f, I, Alu, Lane, R) \
-  X(fence,   "fence",   0x0000000f, 0x0000707f, I, Sfu, Warp, None) \
+  X(fence,   "fence",   0x0000000f, 0x0000707f, I, Sfu, Warp, Fence) \
   X(ecall,   "ecall",   0x00000073, 0xffffffff, I, Sfu, Warp, None) \
   X(ebreak,  "ebreak",  0x00100073, 0xffffffff, I, Sfu, Warp, None)
 
