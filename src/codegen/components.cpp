@@ -182,9 +182,17 @@ std::string Composer::constants() const {
   s << "typedef " << x_.storage_type(dtype_) << " elem_t;\n";
   s << "typedef " << x_.index_type() << " idx_t;\n";
   s << "typedef " << x_.predicate_type() << " pred_t;\n";
-  if (tensor_) {
+  if (tensor_ && x_.is_cuda()) {
     s << "typedef " << (d_.fragment == design::Fragment::kM16N16K8 ? "float" : "elem_t")
       << " smem_t;  // shared tile element\n";
+  }
+  if (tensor_ && !x_.is_cuda()) {
+    const bool bf16 = d_.fixed.precision == ops::PrecisionPath::bf16;
+    s << "typedef uint16_t smem_t;  // local tile element: " << (bf16 ? "bf16" : "fp16")
+      << (d_.fixed.precision == ops::PrecisionPath::tf32 ? " (tf32 is computed as fp16 on Vortex)" : "") << "\n";
+    s << "// The tensor unit at 32 threads a warp: 16 x 16 tiles, k-step 32.\n";
+    s << "typedef vortex::tensor::wmma_context<32, vortex::tensor::" << (bf16 ? "bf16" : "fp16")
+      << ", vortex::tensor::fp32> wmma_ctx;\n";
   }
   s << "\n// Block tile, thread block and warp arrangement.\n";
   s << "constexpr int kBM = " << d_.tile.m << ", kBN = " << d_.tile.n << ", kBK = " << d_.tile.k << ";\n";
@@ -199,8 +207,16 @@ std::string Composer::constants() const {
     const auto fs = design::fragment_shape(d_.fragment);
     s << "// Fragments: each warp owns kTM x kTN accumulator fragments of kFM x kFN.\n";
     s << "constexpr int kTM = " << d_.register_tile.m << ", kTN = " << d_.register_tile.n << ";\n";
-    s << "constexpr int kFM = " << fs.m << ", kFN = " << fs.n << ", kFK = " << fs.k << ";\n";
-    s << "constexpr int kLd = " << design::fragment_tile_ld(d_) << ";   // shared row stride (16-byte pad)\n";
+    if (x_.is_cuda()) {
+      s << "constexpr int kFM = " << fs.m << ", kFN = " << fs.n << ", kFK = " << fs.k << ";\n";
+      s << "constexpr int kLd = " << design::fragment_tile_ld(d_) << ";   // shared row stride (16-byte pad)\n";
+    } else {
+      s << "// The warp tile (kTM x kTN CUDA fragments of " << fs.m << "x" << fs.n
+        << ") as kVTM x kVTN Vortex unit tiles.\n";
+      s << "constexpr int kWarpTileM = kBM / kWM, kWarpTileN = kBN / kWN;\n";
+      s << "constexpr int kVTM = kWarpTileM / wmma_ctx::tileM, kVTN = kWarpTileN / wmma_ctx::tileN;\n";
+      s << "constexpr int kLd = " << design::vortex_fragment_tile_ld(d_) << ";   // local row stride (elements)\n";
+    }
     s << "constexpr int kCLd = " << design::epilogue_tile_ld(d_) << ";  // epilogue tile row stride\n";
   }
   if (d_.staging != design::Staging::kNone) {
@@ -208,7 +224,8 @@ std::string Composer::constants() const {
   }
   if (staged_a_) s << "constexpr int kAPerThread = (kBM * kBK + kThreads - 1) / kThreads;\n";
   if (staged_b_) s << "constexpr int kBPerThread = (kBN * kBK + kThreads - 1) / kThreads;\n";
-  s << "constexpr int kSharedBytes = " << design::cuda_shared_bytes(d_) << ";\n";
+  s << "constexpr int kSharedBytes = " << (x_.is_cuda() ? design::cuda_shared_bytes(d_) : design::vortex_local_bytes(d_))
+    << ";\n";
   if (d_.split_k > 1) s << "constexpr int kSplit = " << d_.split_k << ";  // K slices (two-pass split-K)\n";
   if (d_.k_range == design::KRange::kFixed) {
     s << "constexpr idx_t kK = " << d_.fixed.shape.k << ";  // fixed K range: the reduction length is compiled in\n";
@@ -235,7 +252,7 @@ static inline uint16_t float_to_bf16(float f) {
 }
 )src";
   }
-  if (!x_.is_cuda() && dtype_ == ops::DType::f16) {
+  if (!x_.is_cuda() && (dtype_ == ops::DType::f16 || (tensor_ && d_.fixed.precision == ops::PrecisionPath::tf32))) {
     s << R"src(// IEEE half <-> float with round-to-nearest-even, subnormals, infinities and NaN, computed
 // branch-free (every case is evaluated and one is selected).
 static inline float fp16_to_float(uint16_t h) {
@@ -457,8 +474,13 @@ std::string Composer::fetch_stash(char operand) const {
   s << x_.device_fn() << " void stash_" << operand << "(" << tile_type << "* tile, int t, const float (&regs)[" << per << "]) {\n";
   s << "for (int i = 0; i < " << per << "; ++i) {\n" << idx.str();
   if (tensor_) {
-    const bool narrow = d_.fragment != design::Fragment::kM16N16K8;
-    s << "tile[row * kLd + col] = " << (narrow ? x_.from_float(dtype_, "regs[i]") : std::string("regs[i]")) << ";\n";
+    std::string value = "regs[i]";
+    if (!x_.is_cuda()) {
+      value = x_.from_float(d_.fixed.precision == ops::PrecisionPath::tf32 ? ops::DType::f16 : dtype_, value);
+    } else if (d_.fragment != design::Fragment::kM16N16K8) {
+      value = x_.from_float(dtype_, value);
+    }
+    s << "tile[row * kLd + col] = " << value << ";\n";
   } else {
     s << "tile[col * " << rows << " + row] = regs[i];\n";
   }
@@ -468,6 +490,20 @@ std::string Composer::fetch_stash(char operand) const {
 
 std::string Composer::compute_function() const {
   std::ostringstream s;
+  if (tensor_ && !x_.is_cuda()) {
+    s << "// One k-tile on the Vortex tensor unit: warp (wm, wn) multiplies its kVTM x kVTN unit tiles\n"
+         "// (B is stored [n][k]: column-major for the unit).\n";
+    s << "static inline void compute_tile(const smem_t* As, const smem_t* Bs, int wm, int wn, "
+         "wmma_ctx::fragment_acc (&acc)[kVTM][kVTN]) {\n";
+    s << "for (int kk = 0; kk < kBK; kk += (int)wmma_ctx::tileK) {\n";
+    s << "wmma_ctx::fragment_a a[kVTM];\nwmma_ctx::fragment_b b[kVTN];\n";
+    s << x_.unroll() << "for (int i = 0; i < kVTM; ++i) wmma_ctx::load_matrix_sync(a[i], As + (wm * kWarpTileM + i * (int)wmma_ctx::tileM) * kLd + kk, kLd);\n";
+    s << x_.unroll() << "for (int j = 0; j < kVTN; ++j) wmma_ctx::load_matrix_sync<vortex::tensor::col_major>(b[j], Bs + (wn * kWarpTileN + j * (int)wmma_ctx::tileN) * kLd + kk, kLd);\n";
+    s << x_.unroll() << "for (int i = 0; i < kVTM; ++i)\n" << x_.unroll()
+      << "for (int j = 0; j < kVTN; ++j) wmma_ctx::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);\n";
+    s << "}\n}\n\n";
+    return s.str();
+  }
   if (tensor_) {
     const bool tf32 = d_.fragment == design::Fragment::kM16N16K8;
     const std::string frag_t = tf32 ? "wmma::precision::tf32" : "elem_t";
@@ -547,9 +583,15 @@ std::string Composer::epilogue() const {
     s << "// Epilogue: the accumulators go through shared memory (reusing the operand tiles) so that\n"
          "// each thread stores whole output rows with one bounds check.\n";
     s << "__syncthreads();\nfloat* Cs = reinterpret_cast<float*>(smem);\n";
-    s << x_.unroll() << "for (int i = 0; i < kTM; ++i)\n" << x_.unroll() << "for (int j = 0; j < kTN; ++j)\n"
-         "wmma::store_matrix_sync(Cs + (wm * kTM + i) * kFM * kCLd + (wn * kTN + j) * kFN, acc[i][j], kCLd, "
-         "wmma::mem_row_major);\n__syncthreads();\n";
+    if (x_.is_cuda()) {
+      s << x_.unroll() << "for (int i = 0; i < kTM; ++i)\n" << x_.unroll() << "for (int j = 0; j < kTN; ++j)\n"
+           "wmma::store_matrix_sync(Cs + (wm * kTM + i) * kFM * kCLd + (wn * kTN + j) * kFN, acc[i][j], kCLd, "
+           "wmma::mem_row_major);\n__syncthreads();\n";
+    } else {
+      s << x_.unroll() << "for (int i = 0; i < kVTM; ++i)\n" << x_.unroll() << "for (int j = 0; j < kVTN; ++j)\n"
+           "wmma_ctx::store_matrix_sync(Cs + (wm * kWarpTileM + i * (int)wmma_ctx::tileM) * kCLd + wn * kWarpTileN + "
+           "j * (int)wmma_ctx::tileN, acc[i][j], kCLd);\n__syncthreads();\n";
+    }
     std::string body = "const idx_t m = m0 + e / kBN, n = n0 + e % kBN;\nconst float v = Cs[(e / kBN) * kCLd + e % kBN];\n";
     const std::string ok = x_.less("m", "p.M") + " & " + x_.less("n", "p.N");
     s << "for (int e = t_id; e < kBM * kBN; e += kThreads) {\n" << body;
@@ -559,6 +601,9 @@ std::string Composer::epilogue() const {
       s << x_.guarded(ok, store);
     }
     s << "}\n";
+    if (!x_.is_cuda()) {
+      s << "// The next CTA of this core slot reuses the local-memory slice that Cs lives in.\n__syncthreads();\n";
+    }
     return s.str();
   }
   s << "// Epilogue: each thread stores its kTM x kTN outputs.\n";
@@ -608,7 +653,12 @@ std::string Composer::gemm_body() const {
     s << "const bool interior = (m0 + kBM <= p.M) && (n0 + kBN <= p.N);\n";
   }
   s << "const int warp = t_id / 32, lane = t_id % 32;\n";
-  if (tensor_) {
+  if (tensor_ && !x_.is_cuda()) {
+    s << "const int wm = warp / kWN, wn = warp % kWN;  // one 32-thread Vortex warp per CUDA warp\n(void)lane;\n";
+    s << "wmma_ctx::fragment_acc acc[kVTM][kVTN];\n";
+    s << x_.unroll() << "for (int i = 0; i < kVTM; ++i)\n" << x_.unroll()
+      << "for (int j = 0; j < kVTN; ++j) wmma_ctx::fill_fragment(acc[i][j], 0.0f);\n";
+  } else if (tensor_) {
     s << "const int wm = warp / kWN, wn = warp % kWN;\n(void)lane;\n";
     s << "acc_frag_t acc[kTM][kTN];\n";
     s << x_.unroll() << "for (int i = 0; i < kTM; ++i)\n" << x_.unroll() << "for (int j = 0; j < kTN; ++j) wmma::fill_fragment(acc[i][j], 0.0f);\n";

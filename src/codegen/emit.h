@@ -33,8 +33,8 @@ struct VortexCheck {
   std::uint64_t seed = 1;
 };
 
-// True when the Vortex side of this design can be generated (tensor-core designs need the
-// Vortex tensor unit's vx_tensor.h, issue 4, which vortex-rt does not have yet).
+// True when the Vortex side of this design can be generated: every valid design (tensor-core
+// designs use vortex-rt's vx_tensor.h); kept as the hook for target-specific limits.
 bool vortex_supported(const design::DesignPoint& d, std::string* why = nullptr);
 
 // InputError for an invalid design; WorkError when !vortex_supported.

@@ -200,24 +200,19 @@ TEST_P(VortexFamily, AxisCoverageAndRandomDesignsPassOnTheSimulator) {
 
 INSTANTIATE_TEST_SUITE_P(Families, VortexFamily, ::testing::ValuesIn(kFamilies));
 
-TEST(Vortex, TensorCoreDesignsNeedTheVortexTensorUnit) {
-  const DesignPoint d = design::seed_design(family_op("linear", PrecisionPath::bf16), EngineClass::kTensorCore, 128);
-  std::string why;
-  EXPECT_FALSE(vortex_supported(d, &why));
-  EXPECT_NE(why.find("vx_tensor.h"), std::string::npos);
-  try {
-    emit_vortex(d, {});
-    ADD_FAILURE() << "emitted a Vortex tensor-core kernel without a tensor unit";
-  } catch (const WorkError& e) {
-    EXPECT_NE(std::string(e.what()).find("issue 4"), std::string::npos);
+// Tensor-core designs on the Vortex tensor unit (vx_tensor.h): every family, the three
+// tensor precision paths (tf32 runs as fp16 on Vortex), all fragment shapes.
+TEST(Vortex, TensorCoreSamplePassesOnTheSimulator) {
+  std::vector<DesignPoint> designs;
+  const std::vector<std::tuple<std::string, PrecisionPath, bool>> plan = {
+      {"linear", PrecisionPath::bf16, true},  {"matmul", PrecisionPath::fp16, false}, {"conv1d", PrecisionPath::tf32, false},
+      {"conv2d", PrecisionPath::bf16, false}, {"linear", PrecisionPath::tf32, false}, {"conv2d", PrecisionPath::fp16, false}};
+  for (const auto& [family, p, full] : plan) {
+    for (auto& d : family_sample(family, p, EngineClass::kTensorCore, full ? 0 : 1, full)) designs.push_back(std::move(d));
   }
-  // write_benchmark still writes the CUDA side and says why the Vortex side is missing.
-  const auto dir = tb::scratch_dir("tensor-vortex");
-  const BenchmarkFiles files = write_benchmark(d, dir.string());
-  EXPECT_FALSE(files.vortex);
-  EXPECT_TRUE(tb::fs::is_regular_file(files.cuda_source));
-  EXPECT_FALSE(tb::fs::exists(files.vortex_dir));
-  EXPECT_THROW(run_on_simulator(d, files), WorkError);
+  const auto seen = axis_values(designs);
+  EXPECT_EQ(seen.at("tensor_core").size(), 4u);
+  run_all(designs, "vortex-tensor");
 }
 
 TEST(Emit, InvalidDesignsAreRejectedWithTheRuleTheyBreak) {
