@@ -136,7 +136,7 @@ TEST(Insns, EveryExecutableInstructionIsExercised) {
     sim.load_program(program_path(p));
     sim.run();
   }
-  for (uint32_t c = 0; c < 11; ++c) {
+  for (uint32_t c = 0; c < 12; ++c) {
     Simulator sim(make_config(2, 4, 8));
     sim.set_instruction_consumer(&rec);
     sim.load_program(program_path("simt"));

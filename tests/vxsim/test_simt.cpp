@@ -201,3 +201,22 @@ TEST(Simt, LrScAcrossLanes) {
     EXPECT_EQ(read_word(run.sim, kShared + 0x3000 + 128 * c), 4u) << "one successful SC per warp, no lost update";
   }
 }
+
+TEST(Simt, PredLoopInsideSplit) {
+  for (uint32_t threads : {8u, 32u}) {
+    SimtRun run(11, make_config(1, 2, threads));
+    uint32_t then_mask = 0;
+    for (uint32_t t = 0; t < threads; t += 3) then_mask |= 1u << t;
+    const uint32_t full = threads == 32 ? 0xffffffffu : (1u << threads) - 1;
+    for (uint32_t w = 0; w < 2; ++w) {
+      for (uint32_t t = 0; t < threads; ++t) {
+        SCOPED_TRACE("threads " + std::to_string(threads) + " warp " + std::to_string(w) + " lane " + std::to_string(t));
+        EXPECT_EQ(run.at(0, w, t, 0), t % 3 == 0 ? t * (t + 1) / 2 : 2 * t);
+        EXPECT_EQ(run.at(0, w, t, 1), full);
+        if (t % 3 == 0) {
+          EXPECT_EQ(run.at(0, w, t, 2), then_mask);
+        }
+      }
+    }
+  }
+}

@@ -52,7 +52,7 @@ finish:
 .balign 4
 cases:
   .word case_csr, case_split, case_pred, case_barrier, case_vote, case_shfl, case_wspawn_wait, case_amo, case_global_barrier
-  .word case_split_n, case_lrsc
+  .word case_split_n, case_lrsc, case_split_pred
 
 .text
 // 0: CSRs of every hart, and the mask a spawned warp started with
@@ -326,4 +326,33 @@ case_lrsc:
   addi a0, a0, 1
   sc.w a1, a0, (t2)
   sw a1, 0(s11)
+  j finish
+
+// 11: a PRED loop inside one side of a SPLIT: lanes t % 3 == 0 sum 0..t (t + 1 iterations,
+// leaving the loop at different times), the others compute 2t; PRED restores the then-mask
+// (saved inside the branch), JOIN the full mask
+case_split_pred:
+  csrr t0, CSR_THREAD_ID
+  li t1, 3
+  remu a0, t0, t1
+  seqz a0, a0
+  VX_SPLIT s0, a0
+  beqz a0, 1f
+  csrr s1, CSR_ACTIVE_THREADS
+  li a2, 0
+  li t3, 0
+2: add a2, a2, t3
+  addi t3, t3, 1
+  sltu a1, t0, t3
+  xori a1, a1, 1                    // continue while i <= t
+  VX_PRED a1, s1
+  bnez a1, 2b
+  csrr a4, CSR_ACTIVE_THREADS
+  sw a4, 8(s11)                     // the then-mask again after the loop
+  j 3f
+1: slli a2, t0, 1
+3: VX_JOIN s0
+  csrr a3, CSR_ACTIVE_THREADS
+  sw a2, 0(s11)
+  sw a3, 4(s11)
   j finish
