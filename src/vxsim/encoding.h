@@ -10,7 +10,8 @@
 //     Unsupported  known encoding, not executed (fault with the name)
 // - format: operand layout for the disassembler.
 // Expanded by decode.cpp (decoder, disassembler), execute.cpp (dispatch table) and the
-// overlap test. Adding an instruction: a row here plus insns/<id>.h.
+// overlap test. Adding an instruction: a row here, its body in insns/<id>.h and one include
+// line in insns/all.h.
 #pragma once
 
 // clang-format off
