@@ -34,4 +34,9 @@ void gemm_nt_f64(const float* a, std::int64_t lda, const float* b, std::int64_t 
   baseline::gemm(a, lda, b, ldb, m, n, k_len, c, ldc);
 }
 
+void gemm_nt_f64_baseline(const float* a, std::int64_t lda, const float* b, std::int64_t ldb, std::int64_t m,
+                          std::int64_t n, std::int64_t k_len, double* c, std::int64_t ldc) {
+  baseline::gemm(a, lda, b, ldb, m, n, k_len, c, ldc);
+}
+
 }  // namespace vxsynth::ops

@@ -14,4 +14,8 @@ inline constexpr std::int64_t kGemmRowChunk = 64;
 void gemm_nt_f64(const float* a, std::int64_t lda, const float* b, std::int64_t ldb, std::int64_t m,
                  std::int64_t n, std::int64_t k_len, double* c, std::int64_t ldc);
 
+// The baseline-ISA copy, whatever the CPU supports (tests check both copies agree bit for bit).
+void gemm_nt_f64_baseline(const float* a, std::int64_t lda, const float* b, std::int64_t ldb, std::int64_t m,
+                          std::int64_t n, std::int64_t k_len, double* c, std::int64_t ldc);
+
 }  // namespace vxsynth::ops

@@ -2,9 +2,11 @@
 // small odd shapes for every op, layout and path, and the definition against hand-computed values.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 
 #include "common/error.h"
+#include "ops/gemm_kernel.h"
 #include "ops/inputs.h"
 #include "ops/reference.h"
 
@@ -200,4 +202,19 @@ TEST(Inputs, DeterministicScaledNeverZero) {
   const double rms = std::sqrt(sum2 / static_cast<double>(y.numel()));
   EXPECT_GT(rms, 0.6);  // zero padding at the borders lowers it a little
   EXPECT_LT(rms, 1.3);
+}
+
+// The kernel runs as an AVX2+FMA copy where the CPU has it and as a baseline copy elsewhere:
+// both must give the same bits (the reference may not depend on the machine).
+TEST(Reference, KernelCopiesAgreeBitForBit) {
+  SplitMix64 rng(8);
+  for (const auto [m, n, k] : {std::array<std::int64_t, 3>{1, 1, 1}, {5, 3, 7}, {13, 9, 300}, {64, 33, 1031}}) {
+    std::vector<float> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(n * k));
+    for (float& v : a) v = static_cast<float>(rng.uniform_pm1());
+    for (float& v : b) v = static_cast<float>(rng.uniform_pm1() * 1e-3);
+    std::vector<double> c1(static_cast<std::size_t>(m * n)), c2(c1.size());
+    gemm_nt_f64(a.data(), k, b.data(), k, m, n, k, c1.data(), n);
+    gemm_nt_f64_baseline(a.data(), k, b.data(), k, m, n, k, c2.data(), n);
+    for (std::size_t i = 0; i < c1.size(); ++i) ASSERT_EQ(c1[i], c2[i]) << m << "x" << n << "x" << k << " at " << i;
+  }
 }
