@@ -139,6 +139,23 @@ Access Memory::access_at(uint32_t addr) const {
 }
 
 bool Memory::range_allows(uint32_t addr, uint32_t size, Access need) const {
+  // One pass: the newest range covering addr, and whether any range starts or ends inside
+  // the access (then, and only then, each byte is checked on its own).
+  const uint64_t lo = addr, hi = uint64_t{addr} + size;
+  Access have = Access::kReadWrite;
+  bool found = false, split = false;
+  for (auto it = acl_.rbegin(); it != acl_.rend(); ++it) {
+    const uint64_t b = it->base, e = it->base + it->size;
+    if ((b > lo && b < hi) || (e > lo && e < hi)) {
+      split = true;
+      break;
+    }
+    if (!found && lo >= b && lo < e) {
+      have = it->access;
+      found = true;
+    }
+  }
+  if (!split) return allows(have, need);
   for (uint32_t i = 0; i < size; ++i) {
     if (!allows(access_at(addr + i), need)) return false;
   }

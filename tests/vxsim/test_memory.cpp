@@ -113,3 +113,21 @@ TEST(Memory, AclListStaysAsLongAsTheLiveRanges) {
   EXPECT_EQ(m.access_at(0x200040), Access::kReadWrite);
   EXPECT_EQ(m.access_at(0x200000), Access::kWrite);
 }
+
+TEST(Memory, KernelAccessesStraddlingRangeBoundaries) {
+  Memory m;
+  m.set_access(0x10002, 2, Access::kRead);     // bytes 2..3 of the word at 0x10000
+  m.set_access(0x10008, 0x100, Access::kWrite);
+  m.set_access(0x10010, 4, Access::kReadWrite);  // a hole of read-write inside the write-only range
+  uint32_t v = 0;
+  uint16_t h = 0;
+  EXPECT_FALSE(m.kernel_store(0x10000, &v, 4)) << "two of the four bytes are read-only";
+  EXPECT_TRUE(m.kernel_store(0x10000, &h, 2));
+  EXPECT_FALSE(m.kernel_store(0x10002, &h, 2));
+  EXPECT_TRUE(m.kernel_load(0x10000, &v, 4));
+  EXPECT_FALSE(m.kernel_load(0x10008, &v, 4));
+  EXPECT_TRUE(m.kernel_load(0x10010, &v, 4)) << "the newer read-write range wins";
+  EXPECT_FALSE(m.kernel_load(0x1000c, &v, 4));
+  EXPECT_TRUE(m.kernel_store(0x1000c, &v, 4));
+  EXPECT_TRUE(m.kernel_load(0x10200, &v, 4)) << "outside every range";
+}
