@@ -143,14 +143,16 @@ def main(work, out_path):
         w("")
         w("D of each candidate to its reference, per repeat (repeat i of both):")
         w("")
-        w("| candidate | D per repeat | spread |")
-        w("|---|---|---|")
+        w("| candidate | D per repeat | spread | D of the mean signatures |")
+        w("|---|---|---|---|")
         for s in segs:
             ds = s.get("d_to_reference")
             if not ds:
                 continue
             spreads.append(max(ds) - min(ds))
-            w(f"| {s['segment']} | {', '.join(f'{d:.4f}' for d in ds)} | {max(ds) - min(ds):.4f} |")
+            dm = s.get("d_of_means")
+            w(f"| {s['segment']} | {', '.join(f'{d:.4f}' for d in ds)} | {max(ds) - min(ds):.4f} | "
+              f"{'' if dm is None else f'{dm:.4f}'} |")
         floor = max(between + spreads + [0.0])
         w("")
         w(f"D between two profiles of the same kernel: median {statistics.median(between) if between else float('nan'):.4f}, "

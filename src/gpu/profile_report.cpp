@@ -202,6 +202,21 @@ ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature:
     }
     if (s.candidate != kReferenceName && reference_of_op.count(s.op)) {
       const auto& refs = *reference_of_op[s.op];
+      // Mean of each metric over the repeats, both sides: the steadier single figure for D.
+      signature::MetricValues cand_mean{}, ref_mean{};
+      for (std::size_t m = 0; m < kMetricCount; ++m) {
+        if (s.metrics[m].n > 0) cand_mean[m] = s.metrics[m].mean;
+        double sum = 0;
+        int n = 0;
+        for (const auto* r : refs) {
+          if (r->primary().values[m]) {
+            sum += *r->primary().values[m];
+            ++n;
+          }
+        }
+        if (n > 0) ref_mean[m] = sum / n;
+      }
+      s.d_of_means = signature::compute_distance(cand_mean, ref_mean, config).d;
       for (std::size_t i = 0; i < launches.size(); ++i) {
         const auto& ref = refs[std::min(i, refs.size() - 1)]->primary();
         const auto d = signature::compute_distance(launches[i]->primary().values, ref.values, config).d;
@@ -242,6 +257,7 @@ Json ProfileSummary::to_json() const {
     }
     sj["metrics"] = metrics;
     if (!s.d_to_reference.empty()) sj["d_to_reference"] = s.d_to_reference;
+    if (s.d_of_means) sj["d_of_means"] = *s.d_of_means;
     if (!s.d_between_repeats.empty()) sj["d_between_repeats"] = s.d_between_repeats;
     j["segments"].push_back(sj);
   }
@@ -250,7 +266,7 @@ Json ProfileSummary::to_json() const {
 
 std::string ProfileSummary::text() const {
   std::ostringstream out;
-  out << "segment                                   kernel (primary)                                   dur us   D(ref)  D spread\n";
+  out << "segment                                   kernel (primary)                                   dur us   D(ref)  D spread  D(means)\n";
   for (const auto& s : segments) {
     std::string seg = s.segment.substr(0, 40);
     seg.resize(42, ' ');
@@ -260,6 +276,7 @@ std::string ProfileSummary::text() const {
     if (!s.d_to_reference.empty()) {
       const auto [lo, hi] = std::minmax_element(s.d_to_reference.begin(), s.d_to_reference.end());
       out << "  " << fmt(median(s.d_to_reference)) << "  " << fmt(*hi - *lo);
+      if (s.d_of_means) out << "    " << fmt(*s.d_of_means);
     }
     out << "\n";
   }

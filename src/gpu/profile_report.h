@@ -2,6 +2,7 @@
 // distance of each candidate to the vendor kernel it replaces, and the run-to-run noise.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,7 @@ struct SegmentSummary {
   int repeats = 0;
   std::array<MetricSpread, signature::kMetricCount> metrics{};
   std::vector<double> d_to_reference;  // per repeat (empty for the reference itself or without one)
+  std::optional<double> d_of_means;    // D between the candidate's and the reference's mean metrics
   std::vector<double> d_between_repeats;  // D for every pair of repeats of this segment
   double duration_ns_mean = 0;
 };

@@ -218,6 +218,12 @@ TEST(Summary, NoiseStatisticsOverRepeats) {
   EXPECT_NEAR(k.metrics[l2].spread_distance, 40.0 * 0.04 / 100.0, 1e-9);
   EXPECT_GT(summary.max_d_between_repeats, 0.0);
   EXPECT_GT(summary.max_d_spread, 0.0);
+  // D of the mean signatures lies within the per-repeat range here (the metrics move linearly).
+  ASSERT_TRUE(k.d_of_means.has_value());
+  const auto [lo, hi] = std::minmax_element(k.d_to_reference.begin(), k.d_to_reference.end());
+  EXPECT_GE(*k.d_of_means, *lo - 1e-12);
+  EXPECT_LE(*k.d_of_means, *hi + 1e-12);
+  EXPECT_FALSE(summary.segments[1].d_of_means.has_value());  // the reference itself
   EXPECT_EQ(summary.segments[1].d_between_repeats.size(), 3u);
   EXPECT_DOUBLE_EQ(summary.segments[1].d_between_repeats[0], 0.0);  // identical reference rows
 }
