@@ -252,7 +252,7 @@ static inline uint16_t float_to_bf16(float f) {
 }
 )src";
   }
-  if (!x_.is_cuda() && (dtype_ == ops::DType::f16 || (tensor_ && d_.fixed.precision == ops::PrecisionPath::tf32))) {
+  if (!x_.is_cuda() && (dtype_ == ops::DType::f16 || d_.fixed.precision == ops::PrecisionPath::tf32)) {
     s << R"src(// IEEE half <-> float with round-to-nearest-even, subnormals, infinities and NaN, computed
 // branch-free (every case is evaluated and one is selected).
 static inline float fp16_to_float(uint16_t h) {
@@ -306,7 +306,10 @@ std::string Composer::tile_accessor(char operand) const {
   const std::string rows = is_a ? "p.M" : "p.N";
   const std::string base = is_a ? "a_base" : "b_base";
   const std::string K = k_expr();
-  const std::string load_fmt = x_.to_float(dtype_, x_.load(d_.read_once, "src + {}"));
+  // Vortex computes a tf32 op as fp16 (ops::vortex_path_for): operands are rounded to fp16.
+  const bool round_fp16 = !x_.is_cuda() && d_.fixed.precision == ops::PrecisionPath::tf32;
+  auto operand_value = [&](const std::string& v) { return round_fp16 ? "fp16_to_float(float_to_fp16(" + v + "))" : v; };
+  const std::string load_fmt = operand_value(x_.to_float(dtype_, x_.load(d_.read_once, "src + {}")));
   std::ostringstream s;
   std::string what, offset, extra_ok;
   std::string decompose;
@@ -318,7 +321,8 @@ std::string Composer::tile_accessor(char operand) const {
     s << "template <bool kGuard>\n"
       << x_.device_fn() << " float tile_" << name << "(const Params& p, const elem_t* src, idx_t " << base << ", idx_t "
       << row << ", idx_t k, idx_t) {\n"
-      << "return " << x_.to_float(dtype_, x_.load(d_.read_once, "src + " + base + " + " + row + " * p.Kp + k")) << ";\n}\n\n";
+      << "return " << operand_value(x_.to_float(dtype_, x_.load(d_.read_once, "src + " + base + " + " + row + " * p.Kp + k")))
+      << ";\n}\n\n";
   }
   switch (d_.op.kind) {
     case ops::OpKind::linear:
@@ -374,7 +378,7 @@ std::string Composer::tile_accessor(char operand) const {
     return s.str();
   }
   if (extra_ok.empty()) {
-    s << "if constexpr (!kGuard) return " << x_.to_float(dtype_, x_.load(d_.read_once, "src + offset")) << ";\n";
+    s << "if constexpr (!kGuard) return " << operand_value(x_.to_float(dtype_, x_.load(d_.read_once, "src + offset"))) << ";\n";
     s << "const pred_t ok = " << full_ok << ";\n";
   } else {
     // The zero padding of the convolution is checked even on interior tiles.

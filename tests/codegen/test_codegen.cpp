@@ -215,6 +215,21 @@ TEST(Vortex, TensorCoreSamplePassesOnTheSimulator) {
   run_all(designs, "vortex-tensor");
 }
 
+// Vortex computes a tf32 op as fp16 (ops::vortex_path_for), also on SIMT designs: without the
+// rounding, diffusion_policy-1 (K = 10240) missed the candidate tolerance by 1.1x.
+TEST(Emit, VortexRoundsTf32OperandsToFp16) {
+  const DesignPoint tf32 = design::seed_design(family_op("conv1d", PrecisionPath::tf32), EngineClass::kSimt, 128);
+  const DesignPoint fp32 = design::seed_design(family_op("conv1d", PrecisionPath::fp32), EngineClass::kSimt, 128);
+  auto kernel = [](const DesignPoint& d) {
+    for (const auto& f : emit_vortex(d, {}))
+      if (f.name == "kernel.cpp") return f.text;
+    return std::string();
+  };
+  EXPECT_NE(kernel(tf32).find("fp16_to_float(float_to_fp16("), std::string::npos);
+  EXPECT_EQ(kernel(fp32).find("float_to_fp16"), std::string::npos);
+  EXPECT_EQ(emit_cuda(tf32).find("float_to_fp16"), std::string::npos);  // the CUDA side keeps fp32 FMA
+}
+
 TEST(Emit, InvalidDesignsAreRejectedWithTheRuleTheyBreak) {
   DesignPoint d = design::seed_design(family_op("linear", PrecisionPath::fp32), EngineClass::kSimt, 128);
   d.split_k = 1000;
