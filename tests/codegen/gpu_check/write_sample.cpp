@@ -1,0 +1,48 @@
+// Writes the GPU check's sample (README.md): for every family and precision path the axis
+// coverage of the SIMT seed and (tf32/bf16/fp16) of the tensor-core seed on the odd test shapes,
+// plus the 15 suite seeds at their real shapes, as <out>/designs/<i>/{candidate.cu,design.json}.
+//   codegen_gpu_sample OUT SUITE_DIR
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include "codegen/emit.h"
+#include "design/sample.h"
+#include "design/seed.h"
+using namespace vxsynth;
+using design::DesignPoint; using design::EngineClass; using ops::PrecisionPath;
+ops::OpSpec family_op(const std::string& family, PrecisionPath p) {
+  if (family == "linear") return ops::make_linear("linear", p, 37, 53, 71, true, ops::Activation::gelu);
+  if (family == "matmul") return ops::make_matmul("matmul", p, {3}, {1}, 29, 45, 67, false, true);
+  if (family == "conv1d") return ops::make_conv("conv1d", p, 2, 12, 20, {19}, {5}, {1}, {2}, {1}, 1, true, ops::ConvLayout::channels_first, ops::Activation::relu);
+  return ops::make_conv("conv2d", p, 1, 6, 10, {9, 11}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 2, true, ops::ConvLayout::channels_last, ops::Activation::silu);
+}
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::cerr << "usage: codegen_gpu_sample OUT SUITE_DIR\n";
+    return 2;
+  }
+  std::filesystem::path out = std::filesystem::path(argv[1]) / "designs";
+  std::vector<DesignPoint> all;
+  for (std::string f : {"linear", "matmul", "conv1d", "conv2d"}) {
+    const int block = f == "matmul" ? 64 : (f == "conv2d" ? 256 : 128);
+    for (auto p : {PrecisionPath::fp32, PrecisionPath::tf32, PrecisionPath::bf16, PrecisionPath::fp16}) {
+      auto seed = design::seed_design(family_op(f, p), EngineClass::kSimt, block);
+      for (auto& d : design::axis_coverage(seed)) all.push_back(d);
+      if (p != PrecisionPath::fp32) {
+        auto t = design::seed_design(family_op(f, p), EngineClass::kTensorCore, block);
+        for (auto& d : design::axis_coverage(t)) all.push_back(d);
+      }
+    }
+  }
+  for (const auto& e : std::filesystem::directory_iterator(std::string(argv[2]))) {
+    if (std::filesystem::exists(e.path() / "reference.json")) all.push_back(design::seed_from_reference((e.path() / "reference.json").string()));
+  }
+  int i = 0;
+  for (const auto& d : all) {
+    auto dir = out / std::to_string(i++);
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "candidate.cu") << codegen::emit_cuda(d);
+    design::write_design((dir / "design.json").string(), d);
+  }
+  std::cout << all.size() << " designs\n";
+}
