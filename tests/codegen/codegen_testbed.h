@@ -3,6 +3,8 @@
 // simulator and checked against the ops CPU reference.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -18,8 +20,23 @@ namespace vxsynth::codegen::testbed {
 
 namespace fs = std::filesystem;
 
+// This process's scratch root, removed at exit (set VXSYNTH_KEEP_SCRATCH=1 to keep it for a look).
+inline fs::path scratch_root() {
+  static const fs::path root = [] {
+    const fs::path r = fs::temp_directory_path() / ("vxsynth-codegen-" + std::to_string(::getpid()));
+    std::atexit([] {
+      if (std::getenv("VXSYNTH_KEEP_SCRATCH") == nullptr) {
+        std::error_code ec;
+        fs::remove_all(fs::temp_directory_path() / ("vxsynth-codegen-" + std::to_string(::getpid())), ec);
+      }
+    });
+    return r;
+  }();
+  return root;
+}
+
 inline fs::path scratch_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("vxsynth-codegen-" + std::to_string(::getpid())) / name;
+  const fs::path dir = scratch_root() / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
