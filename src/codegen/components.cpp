@@ -306,8 +306,9 @@ std::string Composer::tile_accessor(char operand) const {
   const std::string rows = is_a ? "p.M" : "p.N";
   const std::string base = is_a ? "a_base" : "b_base";
   const std::string K = k_expr();
-  // Vortex computes a tf32 op as fp16 (ops::vortex_path_for): operands are rounded to fp16.
-  const bool round_fp16 = !x_.is_cuda() && d_.fixed.precision == ops::PrecisionPath::tf32;
+  // Vortex computes a tf32 op as fp16 (ops::vortex_path_for): SIMT operands are rounded to fp16
+  // here (tensor-core designs round when staging into the fp16 tiles).
+  const bool round_fp16 = !x_.is_cuda() && d_.fixed.precision == ops::PrecisionPath::tf32 && !tensor_;
   auto operand_value = [&](const std::string& v) { return round_fp16 ? "fp16_to_float(float_to_fp16(" + v + "))" : v; };
   const std::string load_fmt = operand_value(x_.to_float(dtype_, x_.load(d_.read_once, "src + {}")));
   std::ostringstream s;
@@ -809,7 +810,7 @@ std::string Composer::axis_summary() const {
                                                               : "ordinary loads")
             : "ordinary loads (Vortex 2.x has no cache-policy hint)");
   line("lane_mapping", design::to_string(d_.lane_a) + "/" + design::to_string(d_.lane_b),
-       "consecutive threads walk the contiguous dimension (forward) or the other one (reversed)");
+       "staging copies walk the contiguous dimension (forward) or the other (reversed)");
   line("tile", str(d_.tile.m) + "x" + str(d_.tile.n) + "x" + str(d_.tile.k), "block tile m x n, k-step");
   line("register_tile", str(d_.register_tile.m) + "x" + str(d_.register_tile.n),
        tensor_ ? "accumulator fragments per warp" : "outputs per thread");
