@@ -3,6 +3,7 @@
 //   gen --design D.json --out DIR [--run-sim]
 //   gen --reference suite/.../reference.json --out DIR [--run-sim]       (the reference's seed)
 //   gen --op linear --shape M=37,N=53,K=71 --dtype fp32 --engine simt --block 128 --out DIR
+//   gen ... --set split_k=4 --set boundary=padded                         (edit axes of the design)
 //   gen ... --list-neighbours                                             (single-axis neighbours)
 #include <iostream>
 #include <map>
@@ -21,6 +22,7 @@ namespace {
 struct GenOptions {
   std::string design, reference, op, shape, dtype = "fp32", engine = "simt", activation = "none", layout = "nchw";
   std::string name, out;
+  std::vector<std::string> set;
   int block = 128;
   bool bias = false, run_sim = false, list_neighbours = false, cuda_only = false, verbose = false;
   std::uint64_t seed = 1;
@@ -103,6 +105,55 @@ ops::OpSpec op_from_options(const GenOptions& o) {
   return spec;
 }
 
+// --set AXIS=VALUE: edits the design through its JSON form, so values are parsed and checked
+// exactly as in design.json ("tile=64x64x8", "register_tile=4x4", "warps=2x2", "lane_a=reversed").
+design::DesignPoint apply_settings(const design::DesignPoint& d, const std::vector<std::string>& settings) {
+  Json j = design::design_to_json(d);
+  Json& axes = j["axes"];
+  auto dims = [](const std::string& key, const std::string& value, std::size_t count) {
+    std::vector<int> out;
+    std::stringstream ss(value);
+    std::string part;
+    while (std::getline(ss, part, 'x')) {
+      try {
+        out.push_back(std::stoi(part));
+      } catch (const std::exception&) {
+        throw InputError("--set", key, "expected " + std::string(count == 3 ? "MxNxK" : "MxN") + ", got \"" + value + "\"");
+      }
+    }
+    if (out.size() != count) throw InputError("--set", key, "expected " + std::string(count == 3 ? "MxNxK" : "MxN") + ", got \"" + value + "\"");
+    return out;
+  };
+  for (const auto& item : settings) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) throw InputError("--set", item, "expected AXIS=VALUE");
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (key == "tile") {
+      const auto v = dims(key, value, 3);
+      axes["tile"] = {{"m", v[0]}, {"n", v[1]}, {"k", v[2]}};
+    } else if (key == "register_tile" || key == "warps") {
+      const auto v = dims(key, value, 2);
+      axes[key] = {{"m", v[0]}, {"n", v[1]}};
+    } else if (key == "lane_a" || key == "lane_b") {
+      axes["lane_mapping"][key.substr(5)] = value;
+    } else if (key == "split_k") {
+      try {
+        axes["split_k"] = std::stoi(value);
+      } catch (const std::exception&) {
+        throw InputError("--set", key, "expected an integer, got \"" + value + "\"");
+      }
+    } else if (axes.contains(key) && axes[key].is_string()) {
+      axes[key] = value;
+    } else {
+      throw InputError("--set", key, "unknown axis (shared_staging, read_once, lane_a, lane_b, tile, register_tile, "
+                                     "prefetch, tensor_core, activation, split_k, warps, boundary, k_range)");
+    }
+  }
+  design::DesignPoint edited = design::design_from_json(j, "--set");
+  design::require_valid(edited, "--set");
+  return edited;
+}
+
 int run_gen(const GenOptions& o) {
   const int sources = !o.design.empty() + !o.reference.empty() + !o.op.empty();
   if (sources != 1) throw InputError("gen", "", "give exactly one of --design, --reference or --op");
@@ -117,6 +168,7 @@ int run_gen(const GenOptions& o) {
     if (!design::parse(o.engine, engine)) throw InputError("--engine", "", "expected simt or tensor");
     d = design::seed_design(op_from_options(o), engine, o.block, "", "command line");
   }
+  if (!o.set.empty()) d = apply_settings(d, o.set);
   if (o.list_neighbours) {
     for (const auto& n : design::neighbours(d)) {
       std::cout << n.axis << "\t" << n.direction << (n.follows.empty() ? "" : "\t(" + n.follows + " follows)") << "\t"
@@ -166,6 +218,8 @@ const CommandRegistrar reg(
           ->capture_default_str();
       sub.add_option("--layout", o->layout, "conv layout: nchw (ncl) | nhwc (nlc)")->capture_default_str();
       sub.add_option("--name", o->name, "op name (free text)");
+      sub.add_option("--set", o->set, "change an axis of the design: AXIS=VALUE (repeatable), e.g. split_k=4, "
+                                      "boundary=padded, tile=64x64x16, lane_a=reversed");
       sub.add_option("--out", o->out, "output folder (design.json, cuda/, vortex/)");
       sub.add_option("--seed", o->seed, "input seed of vortex/data")->capture_default_str();
       sub.add_flag("--run-sim", o->run_sim, "build the Vortex side, run it on the embedded simulator, check it");

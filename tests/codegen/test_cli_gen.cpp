@@ -57,6 +57,22 @@ TEST(CliGen, SeedFromASuiteReference) {
   EXPECT_EQ(d.fixed.shape.m, 302);
 }
 
+TEST(CliGen, SetChangesAxesAndChecksThem) {
+  const auto dir = testbed::scratch_dir("cli-set");
+  CliRun r = vxsynth({"gen", "--op", "matmul", "--shape", "B=2,M=9,N=13,K=40", "--dtype", "bf16", "--block", "64", "--set",
+                      "split_k=3", "--set", "boundary=padded", "--set", "lane_b=reversed", "--set", "tile=16x64x8",
+                      "--out", dir.string(), "--run-sim"});
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("_sk3_padded_"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("run-sim: PASSED"), std::string::npos) << r.output;
+  r = vxsynth({"gen", "--op", "linear", "--shape", "M=8,N=8,K=8", "--set", "split_k=5", "--out", dir.string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("split-k"), std::string::npos) << r.output;
+  r = vxsynth({"gen", "--op", "linear", "--shape", "M=8,N=8,K=8", "--set", "colour=red", "--out", dir.string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("unknown axis"), std::string::npos) << r.output;
+}
+
 TEST(CliGen, ListsNeighbours) {
   const CliRun r = vxsynth({"gen", "--op", "linear", "--shape", "M=8,N=8,K=71", "--list-neighbours"});
   EXPECT_EQ(r.code, 0) << r.output;
