@@ -1,5 +1,6 @@
 #include "design/validity.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "common/error.h"
@@ -158,6 +159,20 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
                                      " must be multiples of the Vortex tensor tile 16x16x32"));
     }
   }
+  {
+    // RV32: the Vortex kernel indexes with 32-bit integers.
+    std::int64_t largest = d.op.output().shape.empty() ? 0 : ops::shape_numel(d.op.output().shape);
+    for (const auto& input : d.op.inputs()) largest = std::max(largest, ops::shape_numel(input.shape));
+    largest = std::max(largest, std::int64_t(d.split_k) * f.shape.batch * f.shape.m * f.shape.n);
+    if (d.boundary == Boundary::kPadded) {
+      const std::int64_t kp = ceil_div(f.shape.k, t.k) * t.k;
+      largest = std::max({largest, f.shape.batch * ceil_div(f.shape.m, t.m) * t.m * kp,
+                          f.shape.batch * ceil_div(f.shape.n, t.n) * t.n * kp});
+    }
+    if (largest >= (std::int64_t(1) << 31)) {
+      fail("vortex-index-range", cat("a tensor or workspace of ", largest, " elements is beyond the Vortex kernel's 32-bit indices"));
+    }
+  }
   const std::int64_t local = vortex_local_bytes(d) * vortex_blocks_per_core(d);
   if (local > v.local_mem_bytes) {
     fail("vortex-local-capacity", cat(vortex_blocks_per_core(d), " resident blocks x ", vortex_local_bytes(d),
@@ -205,6 +220,7 @@ const std::vector<std::pair<std::string, std::string>>& rule_descriptions() {
       {"vortex-config", "Vortex cores 1..64, warps/threads powers of two <= 32, local memory 1..64 KiB"},
       {"vortex-block-fit", "a block fits one Vortex core (warps x threads)"},
       {"vortex-tensor-tile", "tensor-core designs: 32-thread Vortex warps, warp tile a multiple of 16x16, k-step of 32"},
+      {"vortex-index-range", "every tensor and workspace of the Vortex side has fewer than 2^31 elements"},
       {"vortex-local-capacity", "resident blocks x local tiles fit the core's local memory"},
   };
   return rules;

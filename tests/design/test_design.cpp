@@ -197,6 +197,14 @@ TEST(Validity, EachRuleIsReportedByName) {
        ops::PrecisionPath::bf16},
   };
   std::set<std::string> covered;
+  try {
+    // Too large for RV32 indices: a 50000 x 50000 output.
+    seed_design(ops::make_linear("big", ops::PrecisionPath::fp32, 50000, 50000, 64), EngineClass::kSimt, 128, "", "big");
+    ADD_FAILURE() << "accepted a 2.5e9-element output";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("vortex-index-range"), std::string::npos) << e.what();
+    covered.insert("vortex-index-range");
+  }
   for (const auto& c : cases) {
     SCOPED_TRACE(c.rule);
     DesignPoint d = linear_seed(c.engine, c.precision, c.block);
