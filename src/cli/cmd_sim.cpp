@@ -66,6 +66,11 @@ void print_perf(const vxsim::Simulator& sim, std::ostream& out) {
       out << "PERF: core" << c << ": instrs=" << cores[c].thread_instructions << ", cycles=n/a, IPC=n/a\n";
     }
   }
+  if (total.tensor_uops != 0) {
+    out << "PERF: tensor: wmma=" << total.warp_by_class[static_cast<size_t>(vxsim::OpClass::kTensor)]
+        << ", uops=" << total.tensor_uops << ", flops=" << total.tensor_flops << ", int ops=" << total.tensor_int_ops
+        << ", issue share=" << static_cast<int>(total.tensor_issue_share() * 1000.0 + 0.5) / 10.0 << "%\n";
+  }
   out << "PERF: instrs=" << total.thread_instructions << ", cycles=n/a, IPC=n/a\n";
 }
 

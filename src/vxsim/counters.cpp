@@ -29,6 +29,15 @@ double Counters::lines_per_global_access() const {
   return static_cast<double>(global_lines_touched) / static_cast<double>(global_memory_instructions);
 }
 
+uint64_t Counters::issue_slots() const {
+  return warp_instructions - warp_by_class[static_cast<size_t>(OpClass::kTensor)] + tensor_uops;
+}
+
+double Counters::tensor_issue_share() const {
+  const uint64_t slots = issue_slots();
+  return slots == 0 ? 0.0 : static_cast<double>(tensor_uops) / static_cast<double>(slots);
+}
+
 Counters& Counters::operator+=(const Counters& o) {
   warp_instructions += o.warp_instructions;
   thread_instructions += o.thread_instructions;
@@ -48,6 +57,9 @@ Counters& Counters::operator+=(const Counters& o) {
   splits += o.splits;
   divergent_splits += o.divergent_splits;
   warps_spawned += o.warps_spawned;
+  tensor_uops += o.tensor_uops;
+  tensor_flops += o.tensor_flops;
+  tensor_int_ops += o.tensor_int_ops;
   return *this;
 }
 
@@ -84,6 +96,12 @@ Json one(const Counters& c, uint32_t threads) {
   j["splits"] = c.splits;
   j["divergent_splits"] = c.divergent_splits;
   j["warps_spawned"] = c.warps_spawned;
+  j["tensor"] = {{"wmma_instructions", c.warp_by_class[static_cast<size_t>(OpClass::kTensor)]},
+                 {"uops", c.tensor_uops},
+                 {"flops", c.tensor_flops},
+                 {"int_ops", c.tensor_int_ops},
+                 {"issue_slots", c.issue_slots()},
+                 {"issue_share", c.tensor_issue_share()}};
   return j;
 }
 }  // namespace

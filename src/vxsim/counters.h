@@ -20,7 +20,7 @@ enum class OpClass : uint8_t {
   kAtomic,       // lr/sc/amo*
   kSfu,          // CSR access, fence, ecall/ebreak, vote, shfl
   kWarpControl,  // tmc, wspawn, split, join, bar, pred
-  kTensor,       // wmma (tensor unit; not executed yet)
+  kTensor,       // wmma (one per WMMA instruction; its micro-ops are counted in tensor_uops)
   kCount
 };
 inline constexpr size_t kNumOpClasses = static_cast<size_t>(OpClass::kCount);
@@ -43,12 +43,23 @@ struct Counters {
   uint64_t splits = 0;             // SPLIT executed
   uint64_t divergent_splits = 0;   // SPLIT that pushed the IPDOM stack
   uint64_t warps_spawned = 0;
+  // Tensor unit (v2 SimX expands one WMMA at decode into m_steps * n_steps * k_steps micro-ops,
+  // each taking an issue slot; vortex-isa.md §5.3).
+  uint64_t tensor_uops = 0;
+  uint64_t tensor_flops = 0;    // fp16/bf16 inputs: 2 per multiply-accumulate
+  uint64_t tensor_int_ops = 0;  // int8/uint8/int4/uint4 inputs: 2 per multiply-accumulate
 
   // thread_instructions / (warp_instructions * threads per warp); 0 when nothing ran.
   double active_lane_fraction(uint32_t threads_per_warp) const;
   // global_lines_touched / global_memory_instructions (1.0 = perfectly coalesced
   // for accesses up to 64 bytes per warp).
   double lines_per_global_access() const;
+  // Issue slots once every WMMA is expanded into its micro-ops (what v2 SimX issues):
+  // warp_instructions - WMMA instructions + tensor_uops.
+  uint64_t issue_slots() const;
+  // tensor_uops / issue_slots(): the tensor unit's share of the issued stream, an upper bound
+  // on its utilisation (1.0 = a micro-op every slot); 0 when nothing ran.
+  double tensor_issue_share() const;
   Counters& operator+=(const Counters& o);
 };
 

@@ -19,3 +19,13 @@ if(TARGET vortex_rt_examples AND TARGET vxsynth_vxsim_host)
     VXSYNTH_CLI="$<TARGET_FILE:vxsynth>")
   add_dependencies(vxsim_rt_program_tests vortex_rt_examples vxsynth)
 endif()
+
+# GEMM through WMMA for every format and warp width (the tensor_gemm example; owned by tensor).
+if(TARGET vortex_rt_examples AND TARGET vxsynth_vxsim_host)
+  vxsynth_add_gtest(vxsim_wmma_gemm_tests
+    SOURCES test_wmma_gemm.cpp
+    LIBS vxsynth_vxsim_host
+    LABELS vxsim)
+  target_compile_definitions(vxsim_wmma_gemm_tests PRIVATE VORTEX_RT_EXAMPLES_DIR="${VORTEX_RT_EXAMPLES_DIR}")
+  add_dependencies(vxsim_wmma_gemm_tests vortex_rt_examples)
+endif()

@@ -226,3 +226,73 @@ TEST(Wmma, Fp32InputsAndPartialMasksFault) {
   sim.run();
   EXPECT_EQ(sim.counters().warp_by_class[static_cast<size_t>(OpClass::kTensor)], 1u);
 }
+
+TEST(Wmma, CountersCountMicroOpsAndOperations) {
+  // One wmma at each width: m_steps * n_steps * k_steps micro-ops (§5.2 table), 2 operations per
+  // multiply-accumulate of the tile (K in elements: 2, 4 or 8 a word).
+  struct Row {
+    uint32_t nt, uops;
+  };
+  for (const Row& r : {Row{4, 16}, Row{8, 32}, Row{16, 16}, Row{32, 32}}) {
+    const tc::Geometry g = tc::geometry(r.nt);
+    for (const Pair& p : kPairs) {
+      SCOPED_TRACE(std::string(p.name) + " threads " + std::to_string(r.nt));
+      Simulator sim(make_config(1, 1, r.nt));
+      sim.load_program(program_path("wmma"));
+      sim.write_dcr(kDcrStartupArg0, p.test_case);
+      sim.run();
+      const Counters& ctr = sim.counters();
+      const bool fp = p.in == tc::kFp16 || p.in == tc::kBf16;
+      const uint32_t per_word = fp ? 2 : (p.in == tc::kInt8 || p.in == tc::kUint8) ? 4 : 8;
+      const uint64_t ops = 2ull * g.tile_m * g.tile_n * g.tile_k * per_word;
+      EXPECT_EQ(ctr.warp_by_class[static_cast<size_t>(OpClass::kTensor)], 1u);
+      EXPECT_EQ(ctr.tensor_uops, r.uops);
+      EXPECT_EQ(ctr.tensor_flops, fp ? ops : 0u);
+      EXPECT_EQ(ctr.tensor_int_ops, fp ? 0u : ops);
+      EXPECT_EQ(ctr.issue_slots(), ctr.warp_instructions - 1 + r.uops);
+      EXPECT_DOUBLE_EQ(ctr.tensor_issue_share(), static_cast<double>(r.uops) / static_cast<double>(ctr.issue_slots()));
+      const vxsynth::Json j = sim.counters_json();
+      EXPECT_EQ(j["total"]["tensor"]["uops"].get<uint64_t>(), r.uops);
+      EXPECT_EQ(j["total"]["tensor"]["flops"].get<uint64_t>(), fp ? ops : 0u);
+      EXPECT_EQ(j["total"]["tensor"]["int_ops"].get<uint64_t>(), fp ? 0u : ops);
+      EXPECT_EQ(j["cores"][0]["tensor"]["wmma_instructions"].get<uint64_t>(), 1u);
+    }
+  }
+  // fp16 at 8 threads: 8 x 8 x 16 elements = 1024 multiply-accumulates.
+  Simulator sim(make_config(1, 1, 8));
+  sim.load_program(program_path("wmma"));
+  sim.write_dcr(kDcrStartupArg0, 0);
+  sim.run();
+  EXPECT_EQ(sim.counters().tensor_flops, 2048u);
+}
+
+TEST(Wmma, PartialWarpsAndMixedFormatsFault) {
+  // Case 9: only lane 0 active (Vortex asserts a full warp); 10-13: fp16 -> bf16, int8 -> fp32,
+  // an unknown input id (3) and fp16 -> int32, which Vortex 2.x does not implement.
+  struct Case {
+    uint32_t test_case;
+    FaultKind kind;
+    const char* message;
+  };
+  for (uint32_t nt : {2u, 4u, 8u, 16u, 32u}) {
+    for (const Case& k : {Case{9, FaultKind::kIllegalInstruction, "every thread of the warp active"},
+                          Case{10, FaultKind::kUnsupportedInstruction, "input id 1, output id 2"},
+                          Case{11, FaultKind::kUnsupportedInstruction, "input id 9, output id 0"},
+                          Case{12, FaultKind::kUnsupportedInstruction, "input id 3, output id 0"},
+                          Case{13, FaultKind::kUnsupportedInstruction, "input id 1, output id 8"}}) {
+      SCOPED_TRACE("case " + std::to_string(k.test_case) + " threads " + std::to_string(nt));
+      Simulator sim(make_config(1, 1, nt));
+      sim.load_program(program_path("wmma"));
+      sim.write_dcr(kDcrStartupArg0, k.test_case);
+      try {
+        sim.run();
+        ADD_FAILURE() << "wmma must fault";
+      } catch (const SimFault& f) {
+        EXPECT_EQ(f.report().kind, k.kind);
+        EXPECT_NE(f.report().message.find(k.message), std::string::npos) << f.report().message;
+        EXPECT_NE(f.report().message.find("wmma"), std::string::npos) << f.report().message;
+      }
+      EXPECT_EQ(sim.counters().tensor_uops, 0u);
+    }
+  }
+}

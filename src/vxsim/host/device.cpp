@@ -334,6 +334,13 @@ void Device::dump_perf(std::FILE* stream) const {
       std::fprintf(stream, "PERF: core%zu: instrs=%" PRIu64 ", cycles=n/a, IPC=n/a\n", core, c.thread_instructions);
     }
   }
+  if (total_.tensor_uops != 0) {
+    std::fprintf(stream,
+                 "PERF: tensor: wmma=%" PRIu64 ", uops=%" PRIu64 ", flops=%" PRIu64 ", int ops=%" PRIu64
+                 ", issue share=%.1f%%\n",
+                 total_.warp_by_class[static_cast<size_t>(OpClass::kTensor)], total_.tensor_uops,
+                 total_.tensor_flops, total_.tensor_int_ops, 100.0 * total_.tensor_issue_share());
+  }
   std::fprintf(stream, "PERF: instrs=%" PRIu64 ", cycles=n/a, IPC=n/a\n", total_.thread_instructions);
 }
 

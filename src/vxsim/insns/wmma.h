@@ -33,6 +33,9 @@ WARP(wmma) {
     }
   };
   const uint32_t per_word = fp_in ? 2 : (in == tc::kInt8 || in == tc::kUint8) ? 4 : 8;
+  const uint64_t macs = uint64_t{g.tile_m} * g.tile_n * g.tile_k * per_word;
+  c.ctr.tensor_uops += g.m_steps * g.n_steps * g.k_steps;
+  (fp_in ? c.ctr.tensor_flops : c.ctr.tensor_int_ops) += 2 * macs;
 
   for (uint32_t k = 0; k < g.k_steps; ++k) {
     for (uint32_t m = 0; m < g.m_steps; ++m) {

@@ -41,6 +41,7 @@ done:
 .balign 4
 cases:
   .word w_fp16_fp32, w_bf16_fp32, w_fp16_fp16, w_bf16_bf16, w_int8, w_uint8, w_int4, w_uint4, w_fp32_fp32
+  .word w_partial, w_fp16_bf16, w_int8_fp32, w_id3_fp32, w_fp16_int32
 
 .text
 // .insn r CUSTOM0, funct3 0, funct7 2, rd = output format id, rs1 = input format id
@@ -61,4 +62,18 @@ w_int4: .insn r 0x0b, 0, 2, x8, x11, x0
 w_uint4: .insn r 0x0b, 0, 2, x8, x12, x0
   j done
 w_fp32_fp32: .insn r 0x0b, 0, 2, x0, x0, x0
+  j done
+// Error cases (test_wmma.cpp expects a fault at each): lane 0 only, then mixed or unknown formats.
+w_partial:
+  li a0, 1
+  VX_TMC a0
+  .insn r 0x0b, 0, 2, x0, x1, x0
+  j done
+w_fp16_bf16: .insn r 0x0b, 0, 2, x2, x1, x0
+  j done
+w_int8_fp32: .insn r 0x0b, 0, 2, x0, x9, x0
+  j done
+w_id3_fp32: .insn r 0x0b, 0, 2, x0, x3, x0
+  j done
+w_fp16_int32: .insn r 0x0b, 0, 2, x8, x1, x0
   j done
