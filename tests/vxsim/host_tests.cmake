@@ -26,6 +26,7 @@ if(TARGET vortex_rt_examples AND TARGET vxsynth_vxsim_host)
     SOURCES test_wmma_gemm.cpp
     LIBS vxsynth_vxsim_host
     LABELS vxsim)
-  target_compile_definitions(vxsim_wmma_gemm_tests PRIVATE VORTEX_RT_EXAMPLES_DIR="${VORTEX_RT_EXAMPLES_DIR}")
-  add_dependencies(vxsim_wmma_gemm_tests vortex_rt_examples)
+  target_compile_definitions(vxsim_wmma_gemm_tests PRIVATE VORTEX_RT_EXAMPLES_DIR="${VORTEX_RT_EXAMPLES_DIR}"
+                                                           VXSYNTH_CLI="$<TARGET_FILE:vxsynth>")
+  add_dependencies(vxsim_wmma_gemm_tests vortex_rt_examples vxsynth)
 endif()

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/json_io.h"
 #include "host_test_util.h"
 #include "vxsim/tensor.h"
 
@@ -103,6 +104,27 @@ TEST(WmmaGemmErrors, BadArgumentsAreNamed) {
   const ProcessResult zero = run_gemm({"-m", "0"}, {});
   EXPECT_NE(zero.status, 0);
   EXPECT_NE(zero.output.find("-m 0: expected a size"), std::string::npos) << zero.output;
+}
+
+TEST(WmmaCli, SimRunReportsTheTensorCounters) {
+  // tensor_formats at 8 threads: six formats, each an 8 x 8 tile over 2 K tiles = 2 WMMAs of
+  // 32 micro-ops; K = 32 (fp16, bf16), 64 (int8, uint8), 128 (int4, uint4) elements.
+  const std::string kernel = example_kernel("tensor_formats");
+  const ProcessResult perf = run({VXSYNTH_CLI, "sim", "run", kernel, "--threads", "8", "--perf"});
+  ASSERT_EQ(perf.status, 0) << perf.output;
+  EXPECT_NE(perf.output.find("PERF: tensor: wmma=12, uops=384, flops=8192, int ops=49152, issue share="), std::string::npos)
+      << perf.output;
+  const ProcessResult json = run_stdout(std::string(VXSYNTH_CLI) + " sim run " + kernel + " --threads 8 --json");
+  ASSERT_EQ(json.status, 0) << json.output;
+  const vxsynth::Json doc = vxsynth::Json::parse(json.output);
+  const vxsynth::Json& tensor = doc["counters"]["total"]["tensor"];
+  EXPECT_EQ(tensor["wmma_instructions"].get<uint64_t>(), 12u);
+  EXPECT_EQ(tensor["uops"].get<uint64_t>(), 384u);
+  EXPECT_EQ(tensor["flops"].get<uint64_t>(), 8192u);
+  EXPECT_EQ(tensor["int_ops"].get<uint64_t>(), 49152u);
+  const double share = tensor["issue_share"].get<double>();
+  EXPECT_GT(share, 0.0);
+  EXPECT_DOUBLE_EQ(share, 384.0 / tensor["issue_slots"].get<double>());
 }
 
 }  // namespace
