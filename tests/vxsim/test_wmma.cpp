@@ -52,8 +52,10 @@ const Pair kPairs[] = {{0, tc::kFp16, tc::kFp32, "fp16_fp32"}, {1, tc::kBf16, tc
                        {4, tc::kInt8, tc::kInt32, "int8"},     {5, tc::kUint8, tc::kInt32, "uint8"},
                        {6, tc::kInt4, tc::kInt32, "int4"},     {7, tc::kUint4, tc::kInt32, "uint4"}};
 
-void run_pair(uint32_t nt, const Pair& p) {
-  SCOPED_TRACE(std::string(p.name) + " threads " + std::to_string(nt));
+// scale multiplies the random inputs (and C by its square): 2^-10 puts fp16 results and some
+// fp16 inputs in the subnormal range.
+void run_pair(uint32_t nt, const Pair& p, float scale = 1.0f) {
+  SCOPED_TRACE(std::string(p.name) + " threads " + std::to_string(nt) + " scale " + std::to_string(scale));
   const Layout L{tc::geometry(nt), nt};
   const tc::Geometry& g = L.g;
   const bool fp = p.in == tc::kFp16 || p.in == tc::kBf16;
@@ -64,17 +66,17 @@ void run_pair(uint32_t nt, const Pair& p) {
   std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
   // Elements as raw subword bits.
   auto random_elem = [&]() -> uint32_t {
-    if (p.in == tc::kFp16) return half_bits(dist(rng));
-    if (p.in == tc::kBf16) return bf16_bits(dist(rng));
+    if (p.in == tc::kFp16) return half_bits(dist(rng) * scale);
+    if (p.in == tc::kBf16) return bf16_bits(dist(rng) * scale);
     return rng() & ((1u << bits) - 1);
   };
   std::vector<uint32_t> A(M * K), B(K * N), C(M * N);
   for (auto& x : A) x = random_elem();
   for (auto& x : B) x = random_elem();
   for (auto& x : C) {
-    if (p.out == tc::kFp32) x = f32_bits(dist(rng) * 4);
-    else if (p.out == tc::kFp16) x = 0xffff0000u | half_bits(dist(rng));
-    else if (p.out == tc::kBf16) x = 0xffff0000u | bf16_bits(dist(rng));
+    if (p.out == tc::kFp32) x = f32_bits(dist(rng) * 4 * scale * scale);
+    else if (p.out == tc::kFp16) x = 0xffff0000u | half_bits(dist(rng) * scale * scale);
+    else if (p.out == tc::kBf16) x = 0xffff0000u | bf16_bits(dist(rng) * scale * scale);
     else x = rng();
   }
   // Registers: random background, then the fragments.
@@ -294,5 +296,14 @@ TEST(Wmma, PartialWarpsAndMixedFormatsFault) {
       }
       EXPECT_EQ(sim.counters().tensor_uops, 0u);
     }
+  }
+}
+
+TEST(Wmma, SubnormalHalfInputsAndResultsRoundLikeTheModel) {
+  // fp16 -> fp16 rounds every partial sum into the subnormal range here; the model rounds
+  // through the compiler's _Float16, independently of tensor.h's conversion.
+  for (uint32_t nt : {4u, 8u, 16u, 32u}) {
+    run_pair(nt, kPairs[0], 0x1p-10f);
+    run_pair(nt, kPairs[2], 0x1p-10f);
   }
 }
