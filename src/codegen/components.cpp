@@ -183,7 +183,7 @@ std::string Composer::constants() const {
   s << "typedef " << x_.index_type() << " idx_t;\n";
   s << "typedef " << x_.predicate_type() << " pred_t;\n";
   if (tensor_ && x_.is_cuda()) {
-    s << "typedef " << (d_.fragment == design::Fragment::kM16N16K8 ? "float" : "elem_t")
+    s << "typedef " << (d_.fixed.precision == ops::PrecisionPath::tf32 ? "float" : "elem_t")
       << " smem_t;  // shared tile element\n";
   }
   if (tensor_ && !x_.is_cuda()) {
@@ -198,6 +198,7 @@ std::string Composer::constants() const {
   s << "constexpr int kBM = " << d_.tile.m << ", kBN = " << d_.tile.n << ", kBK = " << d_.tile.k << ";\n";
   s << "constexpr int kThreads = " << d_.fixed.block_size << ";\n";
   s << "constexpr int kWM = " << d_.warps.m << ", kWN = " << d_.warps.n << ";\n";
+  s << "static_assert(kWM * kWN * 32 == kThreads, \"the warp arrangement fills the block\");\n";
   if (!tensor_) {
     s << "// Register tile: each thread owns kTM x kTN outputs, strided by the thread grid.\n";
     s << "constexpr int kTM = " << d_.register_tile.m << ", kTN = " << d_.register_tile.n << ";\n";
@@ -482,7 +483,7 @@ std::string Composer::fetch_stash(char operand) const {
     std::string value = "regs[i]";
     if (!x_.is_cuda()) {
       value = x_.from_float(d_.fixed.precision == ops::PrecisionPath::tf32 ? ops::DType::f16 : dtype_, value);
-    } else if (d_.fragment != design::Fragment::kM16N16K8) {
+    } else if (d_.fixed.precision != ops::PrecisionPath::tf32) {
       value = x_.from_float(dtype_, value);
     }
     s << "tile[row * kLd + col] = " << value << ";\n";
@@ -509,8 +510,48 @@ std::string Composer::compute_function() const {
     s << "}\n}\n\n";
     return s.str();
   }
+  if (tensor_ && design::is_mma_sync(d_.fragment)) {
+    const bool tf32 = d_.fixed.precision == ops::PrecisionPath::tf32;
+    const std::string shape = tf32 ? "m16n8k8" : "m16n8k16";
+    const std::string type = tf32 ? "tf32" : (dtype_ == ops::DType::bf16 ? "bf16" : "f16");
+    s << "// Accumulator fragment of one mma.sync." << shape << ": lane (g = lane / 4, q = lane % 4) holds\n"
+         "// C[g][2q], C[g][2q + 1], C[g + 8][2q], C[g + 8][2q + 1].\n";
+    s << "struct acc_frag_t {\nfloat x[4];\n};\n\n";
+    if (!tf32) {
+      s << x_.device_fn() << " unsigned load_pair(const smem_t* p) { return *reinterpret_cast<const unsigned*>(p); }\n";
+    } else {
+      s << x_.device_fn() << " unsigned to_tf32(float v) {\nunsigned r;\n"
+           "asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(r) : \"f\"(v));\nreturn r;\n}\n";
+    }
+    s << "\n// One k-tile with PTX mma.sync." << shape << " (A row-major from [m][kLd], B column-major\n"
+         "// from [n][kLd]); fragments are loaded from shared memory lane by lane.\n";
+    s << x_.device_fn() << " void compute_tile(const smem_t* As, const smem_t* Bs, int wm, int wn, acc_frag_t (&acc)[kTM][kTN]) {\n";
+    s << "const int lane = static_cast<int>(threadIdx.x) % 32, g = lane / 4, q = lane % 4;\n";
+    s << "for (int kk = 0; kk < kBK; kk += kFK) {\nunsigned a[kTM][4], b[kTN][2];\n";
+    s << x_.unroll() << "for (int i = 0; i < kTM; ++i) {\nconst smem_t* p = As + ((wm * kTM + i) * kFM + g) * kLd + kk;\n";
+    if (tf32) {
+      s << "a[i][0] = to_tf32(p[q]);\na[i][1] = to_tf32(p[8 * kLd + q]);\n"
+           "a[i][2] = to_tf32(p[q + 4]);\na[i][3] = to_tf32(p[8 * kLd + q + 4]);\n}\n";
+    } else {
+      s << "a[i][0] = load_pair(p + 2 * q);\na[i][1] = load_pair(p + 8 * kLd + 2 * q);\n"
+           "a[i][2] = load_pair(p + 2 * q + 8);\na[i][3] = load_pair(p + 8 * kLd + 2 * q + 8);\n}\n";
+    }
+    s << x_.unroll() << "for (int j = 0; j < kTN; ++j) {\nconst smem_t* p = Bs + ((wn * kTN + j) * kFN + g) * kLd + kk;\n";
+    if (tf32) {
+      s << "b[j][0] = to_tf32(p[q]);\nb[j][1] = to_tf32(p[q + 4]);\n}\n";
+    } else {
+      s << "b[j][0] = load_pair(p + 2 * q);\nb[j][1] = load_pair(p + 2 * q + 8);\n}\n";
+    }
+    s << x_.unroll() << "for (int i = 0; i < kTM; ++i)\n" << x_.unroll() << "for (int j = 0; j < kTN; ++j)\n";
+    s << "asm volatile(\"mma.sync.aligned." << shape << ".row.col.f32." << type << "." << type
+      << ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\"\n"
+         ": \"+f\"(acc[i][j].x[0]), \"+f\"(acc[i][j].x[1]), \"+f\"(acc[i][j].x[2]), \"+f\"(acc[i][j].x[3])\n"
+         ": \"r\"(a[i][0]), \"r\"(a[i][1]), \"r\"(a[i][2]), \"r\"(a[i][3]), \"r\"(b[j][0]), \"r\"(b[j][1]));\n";
+    s << "}\n}\n\n";
+    return s.str();
+  }
   if (tensor_) {
-    const bool tf32 = d_.fragment == design::Fragment::kM16N16K8;
+    const bool tf32 = d_.fixed.precision == ops::PrecisionPath::tf32;
     const std::string frag_t = tf32 ? "wmma::precision::tf32" : "elem_t";
     s << "typedef wmma::fragment<wmma::accumulator, kFM, kFN, kFK, float> acc_frag_t;\n\n";
     s << "// One k-tile on the tensor cores: warp (wm, wn) multiplies its kTM x kTN fragments.\n";
@@ -588,7 +629,13 @@ std::string Composer::epilogue() const {
     s << "// Epilogue: the accumulators go through shared memory (reusing the operand tiles) so that\n"
          "// each thread stores whole output rows with one bounds check.\n";
     s << "__syncthreads();\nfloat* Cs = reinterpret_cast<float*>(smem);\n";
-    if (x_.is_cuda()) {
+    if (x_.is_cuda() && design::is_mma_sync(d_.fragment)) {
+      s << "{\nconst int g = lane / 4, q = lane % 4;\n";
+      s << x_.unroll() << "for (int i = 0; i < kTM; ++i)\n" << x_.unroll() << "for (int j = 0; j < kTN; ++j) {\n"
+           "float* c = Cs + ((wm * kTM + i) * kFM + g) * kCLd + (wn * kTN + j) * kFN + 2 * q;\n"
+           "c[0] = acc[i][j].x[0];\nc[1] = acc[i][j].x[1];\nc[8 * kCLd] = acc[i][j].x[2];\nc[8 * kCLd + 1] = acc[i][j].x[3];\n}\n}\n"
+           "__syncthreads();\n";
+    } else if (x_.is_cuda()) {
       s << x_.unroll() << "for (int i = 0; i < kTM; ++i)\n" << x_.unroll() << "for (int j = 0; j < kTN; ++j)\n"
            "wmma::store_matrix_sync(Cs + (wm * kTM + i) * kFM * kCLd + (wn * kTN + j) * kFN, acc[i][j], kCLd, "
            "wmma::mem_row_major);\n__syncthreads();\n";
@@ -663,6 +710,11 @@ std::string Composer::gemm_body() const {
     s << "wmma_ctx::fragment_acc acc[kVTM][kVTN];\n";
     s << x_.unroll() << "for (int i = 0; i < kVTM; ++i)\n" << x_.unroll()
       << "for (int j = 0; j < kVTN; ++j) wmma_ctx::fill_fragment(acc[i][j], 0.0f);\n";
+  } else if (tensor_ && design::is_mma_sync(d_.fragment)) {
+    s << "const int wm = warp / kWN, wn = warp % kWN;\n(void)lane;\n";
+    s << "acc_frag_t acc[kTM][kTN];\n";
+    s << x_.unroll() << "for (int i = 0; i < kTM; ++i)\n" << x_.unroll() << "for (int j = 0; j < kTN; ++j)\n"
+      << x_.unroll() << "for (int e = 0; e < 4; ++e) acc[i][j].x[e] = 0.0f;\n";
   } else if (tensor_) {
     s << "const int wm = warp / kWN, wn = warp % kWN;\n(void)lane;\n";
     s << "acc_frag_t acc[kTM][kTN];\n";
@@ -818,7 +870,10 @@ std::string Composer::axis_summary() const {
        d_.prefetch == Prefetch::kNone        ? "none"
        : d_.prefetch == Prefetch::kRegisters ? "next k-tile fetched into registers during the current one"
                                              : std::string("two ") + (cuda ? "shared" : "local") + " tiles, the next stored into the idle one");
-  line("tensor_core", design::to_string(d_.fragment), tensor_ ? "WMMA fragments" : "SIMT FMA");
+  line("tensor_core", design::to_string(d_.fragment),
+       !tensor_ ? "SIMT FMA"
+       : !cuda ? "the Vortex tensor unit (vx_tensor.h), 16x16x32 tiles"
+       : design::is_mma_sync(d_.fragment) ? "PTX mma.sync fragments" : "WMMA fragments");
   line("activation", design::to_string(d_.activation),
        d_.op.activation() == ops::Activation::none ? "the op has no activation"
        : d_.activation == design::ActivationPlacement::kFused ? "applied in the epilogue"

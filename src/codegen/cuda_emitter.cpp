@@ -125,8 +125,12 @@ std::string host_code(const DesignPoint& d) {
     if (f == "partial" || f == "pre" || f == "a_pad" || f == "b_pad") s << "size_t " << f << " = 0;\n";
   }
   s << "};\n\n";
+  bool workspace = false;
+  for (const auto& f : tensor_fields(d)) workspace |= f == "partial" || f == "pre" || f == "a_pad" || f == "b_pad";
   s << "Workspace workspace_layout(const Params& p) {\nWorkspace w;\n(void)p;\n";
-  s << "auto take = [&w](size_t bytes) {\nconst size_t at = w.total;\nw.total += (bytes + 255) / 256 * 256;\nreturn at;\n};\n";
+  if (workspace) {
+    s << "auto take = [&w](size_t bytes) {\nconst size_t at = w.total;\nw.total += (bytes + 255) / 256 * 256;\nreturn at;\n};\n";
+  }
   for (const auto& f : tensor_fields(d)) {
     if (f == "a_pad") s << "w.a_pad = take(sizeof(elem_t) * p.batch * p.Mp * p.Kp);\n";
     if (f == "b_pad") s << "w.b_pad = take(sizeof(elem_t) * p.batch * p.Np * p.Kp);\n";
@@ -147,7 +151,9 @@ std::string entry_points(const DesignPoint& d) {
   s << "Params p{};\nif (!make_params(problem, &p)) return VXSYNTH_LAUNCH_UNSUPPORTED;\n";
   s << "const Workspace w = workspace_layout(p);\n";
   s << "if (w.total > 0 && (buffers->workspace == nullptr || buffers->workspace_bytes < w.total)) return 2;\n";
-  s << "unsigned char* scratch = static_cast<unsigned char*>(buffers->workspace);\n(void)scratch;\n";
+  bool workspace = false;
+  for (const auto& f : tensor_fields(d)) workspace |= f == "partial" || f == "pre" || f == "a_pad" || f == "b_pad";
+  if (workspace) s << "unsigned char* scratch = static_cast<unsigned char*>(buffers->workspace);\n";
   s << "Tensors t{};\n";
   for (const auto& f : tensor_fields(d)) {
     if (f == "a" || f == "b" || f == "bias") s << "t." << f << " = static_cast<const elem_t*>(buffers->" << f << ");\n";
@@ -196,9 +202,11 @@ std::string emit_cuda(const DesignPoint& d) {
   s << "#include <cuda_runtime.h>\n";
   if (dtype == ops::DType::bf16) s << "#include <cuda_bf16.h>\n";
   if (dtype == ops::DType::f16) s << "#include <cuda_fp16.h>\n";
-  if (tensor) s << "#include <mma.h>\n";
+  const bool wmma = tensor && !design::is_mma_sync(d.fragment);
+  const bool needs_mma_h = wmma;
+  if (needs_mma_h) s << "#include <mma.h>\n";
   s << "\n#include \"vxsynth_candidate.h\"\n\nnamespace {\n\n";
-  if (tensor) s << "using namespace nvcuda;\n\n";
+  if (wmma) s << "using namespace nvcuda;\n\n";
   s << c.constants() << "\n" << params_struct(d) << tensors_struct(d) << c.scalar_helpers() << "\n" << c.accessors()
     << c.mainloop_functions();
   for (const Pass pass : passes(d)) {

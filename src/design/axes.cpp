@@ -33,11 +33,13 @@ struct Names<Prefetch> {
 };
 template <>
 struct Names<Fragment> {
-  static constexpr std::array<std::pair<Fragment, const char*>, 5> table{{{Fragment::kNone, "none"},
+  static constexpr std::array<std::pair<Fragment, const char*>, 7> table{{{Fragment::kNone, "none"},
                                                                           {Fragment::kM16N16K16, "m16n16k16"},
                                                                           {Fragment::kM32N8K16, "m32n8k16"},
                                                                           {Fragment::kM8N32K16, "m8n32k16"},
-                                                                          {Fragment::kM16N16K8, "m16n16k8"}}};
+                                                                          {Fragment::kM16N16K8, "m16n16k8"},
+                                                                          {Fragment::kMmaM16N8K16, "mma_m16n8k16"},
+                                                                          {Fragment::kMmaM16N8K8, "mma_m16n8k8"}}};
 };
 template <>
 struct Names<ActivationPlacement> {
@@ -134,10 +136,14 @@ FragmentShape fragment_shape(Fragment f) {
     case Fragment::kM32N8K16: return {32, 8, 16};
     case Fragment::kM8N32K16: return {8, 32, 16};
     case Fragment::kM16N16K8: return {16, 16, 8};
+    case Fragment::kMmaM16N8K16: return {16, 8, 16};
+    case Fragment::kMmaM16N8K8: return {16, 8, 8};
     case Fragment::kNone: break;
   }
   return {};
 }
+
+bool is_mma_sync(Fragment f) { return f == Fragment::kMmaM16N8K16 || f == Fragment::kMmaM16N8K8; }
 
 bool staged_a(Staging s) { return s == Staging::kA || s == Staging::kAB; }
 bool staged_b(Staging s) { return s == Staging::kB || s == Staging::kAB; }

@@ -40,9 +40,11 @@ struct RegisterTile {
 //    second of two shared/local tiles.
 enum class Prefetch { kNone, kRegisters, kDoubleBuffer };
 
-// 7. Tensor-core lowering: the WMMA fragment shape (kNone = SIMT FMA). k16 shapes carry
-//    bf16/fp16 operands, m16n16k8 carries tf32.
-enum class Fragment { kNone, kM16N16K16, kM32N8K16, kM8N32K16, kM16N16K8 };
+// 7. Tensor-core lowering: the fragment shape (kNone = SIMT FMA): WMMA shapes (k16 for
+//    bf16/fp16, m16n16k8 for tf32) or PTX mma.sync shapes (mma_m16n8k16 for bf16/fp16,
+//    mma_m16n8k8 for tf32).
+enum class Fragment { kNone, kM16N16K16, kM32N8K16, kM8N32K16, kM16N16K8, kMmaM16N8K16, kMmaM16N8K8 };
+bool is_mma_sync(Fragment f);
 
 // 8. Fused-activation stripping: the GEMM epilogue applies the activation (kFused) or a
 //    separate elementwise pass does (kStripped).

@@ -66,7 +66,7 @@ BlockGeometry block_geometry(const DesignPoint& d) {
 
 int cuda_tile_element_bytes(const DesignPoint& d) {
   if (d.fragment == Fragment::kNone) return 4;  // SIMT tiles hold fp32 values
-  return d.fragment == Fragment::kM16N16K8 ? 4 : 2;
+  return d.fixed.precision == ops::PrecisionPath::tf32 ? 4 : 2;  // tf32 fragments read fp32 tiles
 }
 
 int fragment_tile_ld(const DesignPoint& d) {

@@ -50,10 +50,11 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
   if (tensor) {
     if (f.precision == ops::PrecisionPath::fp32) {
       fail("fragment-dtype", "fp32 has no tensor-core path (use tf32 or a SIMT design)");
-    } else if (f.precision == ops::PrecisionPath::tf32 && d.fragment != Fragment::kM16N16K8) {
-      fail("fragment-dtype", cat("tf32 uses the m16n16k8 fragment, not ", to_string(d.fragment)));
-    } else if (f.precision != ops::PrecisionPath::tf32 && d.fragment == Fragment::kM16N16K8) {
-      fail("fragment-dtype", cat("m16n16k8 is the tf32 fragment; ", ops::to_string(f.precision), " uses a k16 shape"));
+    } else if (f.precision == ops::PrecisionPath::tf32 && fragment_shape(d.fragment).k != 8) {
+      fail("fragment-dtype", cat("tf32 uses a k8 fragment (m16n16k8, mma_m16n8k8), not ", to_string(d.fragment)));
+    } else if (f.precision != ops::PrecisionPath::tf32 && fragment_shape(d.fragment).k != 16) {
+      fail("fragment-dtype", cat(to_string(d.fragment), " is a tf32 fragment; ", ops::to_string(f.precision),
+                                 " uses a k16 shape"));
     }
   }
 
@@ -204,7 +205,7 @@ const std::vector<std::pair<std::string, std::string>>& rule_descriptions() {
       {"fixed-shape", "fixed.shape is the op's GEMM view (batch, M, N, K)"},
       {"block-size", "the block is a multiple of 32 threads up to 1024, and the tile / register tile fills it exactly"},
       {"engine-class", "simt designs use no fragments; tensor_core designs use one"},
-      {"fragment-dtype", "m16n16k8 for tf32, a k16 shape for bf16/fp16, none for fp32"},
+      {"fragment-dtype", "a k8 shape for tf32, a k16 shape for bf16/fp16, none for fp32"},
       {"tile-range", "tile m, n in 1..256, k in 1..64"},
       {"register-tile-range", "register tile m, n positive"},
       {"warp-arrangement", "warps m x n = block / 32, and the thread grid splits into them"},

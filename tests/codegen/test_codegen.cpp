@@ -99,9 +99,9 @@ TEST(Sample, EveryAxisValueOccursForEachFamily) {
     EXPECT_EQ(seen.at("activation").size(), family == "matmul" ? 1u : 2u);  // a matmul has no activation
     // Tensor-core samples reach every fragment shape of their precision.
     const auto bf16 = axis_values(family_sample(family, PrecisionPath::bf16, EngineClass::kTensorCore, 0));
-    EXPECT_EQ(bf16.at("tensor_core"), (std::set<std::string>{"m16n16k16", "m32n8k16", "m8n32k16"}));
+    EXPECT_EQ(bf16.at("tensor_core"), (std::set<std::string>{"m16n16k16", "m32n8k16", "m8n32k16", "mma_m16n8k16"}));
     const auto tf32 = axis_values(family_sample(family, PrecisionPath::tf32, EngineClass::kTensorCore, 0));
-    EXPECT_EQ(tf32.at("tensor_core"), (std::set<std::string>{"m16n16k8"}));
+    EXPECT_EQ(tf32.at("tensor_core"), (std::set<std::string>{"m16n16k8", "mma_m16n8k8"}));
   }
 }
 
@@ -206,12 +206,12 @@ TEST(Vortex, TensorCoreSamplePassesOnTheSimulator) {
   std::vector<DesignPoint> designs;
   const std::vector<std::tuple<std::string, PrecisionPath, bool>> plan = {
       {"linear", PrecisionPath::bf16, true},  {"matmul", PrecisionPath::fp16, false}, {"conv1d", PrecisionPath::tf32, false},
-      {"conv2d", PrecisionPath::bf16, false}, {"linear", PrecisionPath::tf32, false}, {"conv2d", PrecisionPath::fp16, false}};
+      {"conv2d", PrecisionPath::bf16, false}, {"linear", PrecisionPath::tf32, true},  {"conv2d", PrecisionPath::fp16, false}};
   for (const auto& [family, p, full] : plan) {
     for (auto& d : family_sample(family, p, EngineClass::kTensorCore, full ? 0 : 1, full)) designs.push_back(std::move(d));
   }
   const auto seen = axis_values(designs);
-  EXPECT_EQ(seen.at("tensor_core").size(), 4u);
+  EXPECT_EQ(seen.at("tensor_core").size(), 6u);  // every WMMA and mma.sync shape
   run_all(designs, "vortex-tensor");
 }
 
