@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "vxsim/host/kernel_build.h"
+#include "vxsim_bench_util.h"
 #include "vxsim/simulator.h"
 
 namespace {
@@ -48,12 +48,6 @@ constexpr uint32_t kArgs = 0x00010000, kA = 0x00100000;
 
 // CPU seconds of this thread: the rate per CPU second stays meaningful when other jobs share
 // the machine (real-time rates then drop; both are reported).
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
 void BM_VxsimSgemmTiled(benchmark::State& state) {
   const uint32_t n = static_cast<uint32_t>(state.range(0));
   Config cfg;
@@ -82,12 +76,12 @@ void BM_VxsimSgemmTiled(benchmark::State& state) {
   sim.write_dcr(kDcrStartupArg0, kArgs);
 
   uint64_t thread_instructions = 0;
-  const double cpu0 = thread_cpu_seconds();
+  const double cpu0 = vxsynth::bench::thread_cpu_seconds();
   for (auto _ : state) {
     RunResult r = sim.run();
     thread_instructions += r.thread_instructions;
   }
-  const double cpu_seconds = thread_cpu_seconds() - cpu0;
+  const double cpu_seconds = vxsynth::bench::thread_cpu_seconds() - cpu0;
   // Check the product (the run is deterministic, so checking the last one suffices).
   sim.memory().read(kC, c.data(), bytes);
   for (uint32_t i = 0; i < n; i += 7) {
@@ -112,23 +106,6 @@ void BM_VxsimSgemmTiled(benchmark::State& state) {
   state.counters["peak_rss_MiB"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
-const std::string& vortex_rt_sgemm_vxbin() {
-  static const std::string path = [] {
-    try {
-      vxsynth::vxsim::host::KernelBuildOptions o;
-      const std::string dir = std::string(VXSYNTH_SOURCE_DIR) + "/vortex-rt/examples/sgemm_tiled";
-      o.sources = {dir + "/kernel.cpp"};
-      o.include_dirs = {dir};
-      o.output = (std::filesystem::temp_directory_path() / ("vxsim_bench_rt_sgemm_" + std::to_string(getpid()) + ".vxbin")).string();
-      return vxsynth::vxsim::host::build_kernel(o).vxbin;
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "bench_vxsim: cannot build vortex-rt's sgemm_tiled: %s\n", e.what());
-      return std::string();
-    }
-  }();
-  return path;
-}
-
 void BM_VxsimSgemmTiledVortexRt(benchmark::State& state) {
   const uint32_t n = static_cast<uint32_t>(state.range(0));
   Config cfg;
@@ -136,12 +113,12 @@ void BM_VxsimSgemmTiledVortexRt(benchmark::State& state) {
   cfg.threads = static_cast<uint32_t>(state.range(1));
   cfg.warps = static_cast<uint32_t>(state.range(2));
   const uint32_t tile = static_cast<uint32_t>(state.range(3));
-  if (vortex_rt_sgemm_vxbin().empty()) {
+  if (vxsynth::bench::example_kernel_vxbin("sgemm_tiled").empty()) {
     state.SkipWithError("vortex-rt sgemm_tiled could not be built");
     return;
   }
   Simulator sim(cfg);
-  sim.load_program(vortex_rt_sgemm_vxbin());
+  sim.load_program(vxsynth::bench::example_kernel_vxbin("sgemm_tiled"));
   const uint32_t bytes = n * n * 4, kB = kA + bytes, kC = kB + bytes;
   std::vector<float> a(n * n), b(n * n), c(n * n);
   std::mt19937 rng(43);
@@ -163,7 +140,7 @@ void BM_VxsimSgemmTiledVortexRt(benchmark::State& state) {
   sim.write_dcr(kDcrStartupArg0, kArgs);
 
   uint64_t thread_instructions = 0;
-  const double cpu0 = thread_cpu_seconds();
+  const double cpu0 = vxsynth::bench::thread_cpu_seconds();
   for (auto _ : state) {
     RunResult r = sim.run();
     if (r.exit_code != 0) {
@@ -172,7 +149,7 @@ void BM_VxsimSgemmTiledVortexRt(benchmark::State& state) {
     }
     thread_instructions += r.thread_instructions;
   }
-  const double cpu_seconds = thread_cpu_seconds() - cpu0;
+  const double cpu_seconds = vxsynth::bench::thread_cpu_seconds() - cpu0;
   sim.memory().read(kC, c.data(), bytes);
   for (uint32_t i = 0; i < n; i += 7) {
     for (uint32_t j = 0; j < n; j += 5) {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "vxsim/host/kernel_build.h"
+#include "vxsim_bench_util.h"
 #include "vxsim/simulator.h"
 
 namespace {
@@ -25,29 +25,6 @@ namespace {
 using namespace vxsynth::vxsim;
 
 constexpr uint32_t kArgs = 0x00010000, kA = 0x00100000;
-
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-const std::string& sgemm_tcu_vxbin() {
-  static const std::string path = [] {
-    try {
-      vxsynth::vxsim::host::KernelBuildOptions o;
-      const std::string dir = std::string(VXSYNTH_SOURCE_DIR) + "/vortex-rt/examples/sgemm_tcu";
-      o.sources = {dir + "/kernel.cpp"};
-      o.include_dirs = {dir};
-      o.output = (std::filesystem::temp_directory_path() / ("vxsim_bench_tcu_" + std::to_string(getpid()) + ".vxbin")).string();
-      return vxsynth::vxsim::host::build_kernel(o).vxbin;
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "bench_vxsim_tensor: cannot build vortex-rt's sgemm_tcu: %s\n", e.what());
-      return std::string();
-    }
-  }();
-  return path;
-}
 
 uint16_t to_half(float f) { return std::bit_cast<uint16_t>(static_cast<_Float16>(f)); }
 float from_half(uint16_t h) { return static_cast<float>(std::bit_cast<_Float16>(h)); }
@@ -58,12 +35,12 @@ void BM_VxsimTensorGemm(benchmark::State& state) {
   cfg.cores = 1;
   cfg.threads = static_cast<uint32_t>(state.range(1));
   cfg.warps = static_cast<uint32_t>(state.range(2));
-  if (sgemm_tcu_vxbin().empty()) {
+  if (vxsynth::bench::example_kernel_vxbin("sgemm_tcu").empty()) {
     state.SkipWithError("vortex-rt sgemm_tcu could not be built");
     return;
   }
   Simulator sim(cfg);
-  sim.load_program(sgemm_tcu_vxbin());
+  sim.load_program(vxsynth::bench::example_kernel_vxbin("sgemm_tcu"));
   const uint32_t in_bytes = n * n * 2, kB = kA + in_bytes, kC = kB + in_bytes;
   std::vector<uint16_t> a(n * n), b(n * n);
   std::vector<float> c(n * n);
@@ -86,7 +63,7 @@ void BM_VxsimTensorGemm(benchmark::State& state) {
   sim.write_dcr(kDcrStartupArg0, kArgs);
 
   uint64_t thread_instructions = 0, tensor_flops = 0;
-  const double cpu0 = thread_cpu_seconds();
+  const double cpu0 = vxsynth::bench::thread_cpu_seconds();
   for (auto _ : state) {
     RunResult r = sim.run();  // counters are per run
     if (r.exit_code != 0) {
@@ -96,7 +73,7 @@ void BM_VxsimTensorGemm(benchmark::State& state) {
     thread_instructions += r.thread_instructions;
     tensor_flops += sim.counters().tensor_flops;
   }
-  const double cpu_seconds = thread_cpu_seconds() - cpu0;
+  const double cpu_seconds = vxsynth::bench::thread_cpu_seconds() - cpu0;
   sim.memory().read(kC, c.data(), n * n * 4);
   for (uint32_t i = 0; i < n; i += 7) {
     for (uint32_t j = 0; j < n; j += 5) {
