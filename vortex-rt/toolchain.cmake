@@ -19,7 +19,7 @@ set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 
 # Kept in step with src/vxsim/host/kernel_build.cpp (`vxsynth sim cc`).
 set(VORTEX_ARCH_FLAGS "-march=rv32imaf -mabi=ilp32f -mcmodel=medany")
-set(VORTEX_COMMON_FLAGS "--specs=picolibc.specs -g -Wall -ffunction-sections -fdata-sections -fno-tree-loop-distribute-patterns -fno-math-errno")
+set(VORTEX_COMMON_FLAGS "--specs=picolibc.specs -g -Wall -ffunction-sections -fdata-sections -fno-tree-loop-distribute-patterns -fno-math-errno -fno-split-paths")
 set(CMAKE_C_FLAGS_INIT "${VORTEX_ARCH_FLAGS} ${VORTEX_COMMON_FLAGS}")
 set(CMAKE_CXX_FLAGS_INIT "${VORTEX_ARCH_FLAGS} ${VORTEX_COMMON_FLAGS} -fno-exceptions -fno-rtti -fno-threadsafe-statics -fno-use-cxa-atexit")
 set(CMAKE_ASM_FLAGS_INIT "${VORTEX_ARCH_FLAGS} --specs=picolibc.specs -g")

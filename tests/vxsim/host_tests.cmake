@@ -30,3 +30,15 @@ if(TARGET vortex_rt_examples AND TARGET vxsynth_vxsim_host)
                                                            VXSYNTH_CLI="$<TARGET_FILE:vxsynth>")
   add_dependencies(vxsim_wmma_gemm_tests vortex_rt_examples vxsynth)
 endif()
+
+# Divergent regions under GCC -O3: one join per split, and the reported tensor-core conv2d
+# (owned by vortex-rt; runs only the CLI).
+if(TARGET vxsynth_vxsim_host)
+  vxsynth_add_gtest(vxsim_divergence_o3_tests
+    SOURCES test_divergence_o3.cpp
+    LIBS vxsynth_vxsim_host
+    LABELS vxsim)
+  target_compile_definitions(vxsim_divergence_o3_tests PRIVATE VXSYNTH_CLI="$<TARGET_FILE:vxsynth>"
+                                                              VORTEX_RT_EXAMPLES_DIR="${VORTEX_RT_EXAMPLES_DIR}")
+  add_dependencies(vxsim_divergence_o3_tests vxsynth)
+endif()

@@ -8,6 +8,8 @@
 //
 // GCC inserts no split/join for divergent branches: keep branches warp-uniform, or wrap
 // them by hand:   int sp = vx_split(c); if (c) { ... } vx_join(sp);
+// Both arms must reach the same vx_join instruction: build with -fno-split-paths (`vxsynth sim
+// cc` and toolchain.cmake do), or -O3 may give each arm its own copy of the join.
 #ifndef VX_INTRINSICS_H
 #define VX_INTRINSICS_H
 

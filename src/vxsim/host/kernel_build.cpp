@@ -31,9 +31,14 @@ namespace {
 const std::vector<std::string> kArchFlags = {"-march=rv32imaf", "-mabi=ilp32f", "-mcmodel=medany"};
 // -fno-math-errno: sqrtf and friends become single instructions instead of a call guarded by an
 // errno branch (which would diverge on lanes with negative arguments).
+// -fno-split-paths: -O3's path splitting copies a loop latch into both arms of an if, and with it
+// a vx_join that ends the divergent region. Lanes that ran the first arm leave through the second
+// arm's copy of the join (the IPDOM stack resumes after the join that pops it), skipping the
+// reloads the register allocator put after their own copy: a corrupted spill.
 const std::vector<std::string> kCommonFlags = {"--specs=picolibc.specs", "-g", "-Wall",
                                                "-ffunction-sections", "-fdata-sections",
-                                               "-fno-tree-loop-distribute-patterns", "-fno-math-errno"};
+                                               "-fno-tree-loop-distribute-patterns", "-fno-math-errno",
+                                               "-fno-split-paths"};
 const std::vector<std::string> kCxxFlags = {"-std=gnu++17", "-fno-exceptions", "-fno-rtti",
                                             "-fno-threadsafe-statics", "-fno-use-cxa-atexit"};
 // Linking selects picolibc's and libgcc's rv32imf multilib (hardware multiply); the
