@@ -85,9 +85,6 @@ SimRunResult run_on_simulator(const design::DesignPoint& d, const BenchmarkFiles
   kernel.include_dirs = {vdir.string()};
   kernel.output = (build / "kernel.vxbin").string();
   kernel.verbose = options.verbose;
-  // Tensor-core kernels at -O3 fault in the simulator with a corrupted stack spill (vx_tensor.h's
-  // fixed-register mma_sync under GCC -O3; reported to vortex-rt/vxsim); -O2 runs correctly.
-  if (d.fragment != design::Fragment::kNone) kernel.optimization = "2";
   vxsim::host::build_kernel(kernel);
 
   const std::string bench = (build / "bench").string();

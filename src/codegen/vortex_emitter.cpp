@@ -452,14 +452,7 @@ add_custom_command(OUTPUT kernel.vxbin
   DEPENDS kernel.cpp common.h VERBATIM)
 add_custom_target(kernel ALL DEPENDS kernel.vxbin)
 )src";
-  std::string text = s.str();
-  if (d.fragment != design::Fragment::kNone) {
-    // Tensor-core kernels are built at -O2: at -O3 the simulator faults on a corrupted stack
-    // spill around vx_tensor.h's mma_sync (reported; -O2 runs correctly).
-    const std::string from = "set(VXSYNTH_KERNEL_OPT \"\"";
-    text.replace(text.find(from), from.size(), "set(VXSYNTH_KERNEL_OPT -O2");
-  }
-  return text;
+  return s.str();
 }
 
 std::string makefile(const DesignPoint& d) {
