@@ -11,6 +11,7 @@
 
 #include "cli/command.h"
 #include "codegen/benchmark.h"
+#include "refine/sim_run.h"
 #include "common/error.h"
 #include "design/neighbours.h"
 #include "design/seed.h"
@@ -189,9 +190,9 @@ int run_gen(const GenOptions& o) {
   }
   std::cout << "wrote " << files.vortex_dir << "/ (common.h kernel.cpp main.cpp CMakeLists.txt Makefile data/)\n";
   if (!o.run_sim) return kExitOk;
-  codegen::SimRunOptions sim;
+  refine::SimRunOptions sim;
   sim.verbose = o.verbose;
-  const codegen::SimRunResult r = codegen::run_on_simulator(d, files, sim);
+  const refine::SimRunResult r = refine::run_on_simulator(d, files, sim);
   std::cout << r.output;
   if (!r.output.empty() && r.output.back() != '\n') std::cout << "\n";
   std::cout << "host check (ops::compare_outputs, candidate tolerance):\n" << r.check_text << "\n";

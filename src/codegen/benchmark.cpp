@@ -1,6 +1,5 @@
 #include "codegen/benchmark.h"
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -10,7 +9,6 @@
 #include "ops/inputs.h"
 #include "ops/reference.h"
 #include "ops/tensor_file.h"
-#include "vxsim/host/kernel_build.h"
 
 namespace vxsynth::codegen {
 
@@ -25,10 +23,6 @@ void write_text(const fs::path& path, const std::string& text) {
   out << text;
   out.close();
   if (!out) throw WorkError("cannot write " + path.string());
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
@@ -69,69 +63,6 @@ BenchmarkFiles write_benchmark(const design::DesignPoint& d, const std::string& 
   }
   if (options.format) format_sources(to_format);
   return files;
-}
-
-SimRunResult run_on_simulator(const design::DesignPoint& d, const BenchmarkFiles& files, const SimRunOptions& options) {
-  if (!files.vortex) throw WorkError("no Vortex benchmark to run: " + files.vortex_skipped);
-  SimRunResult r;
-  const fs::path vdir = files.vortex_dir;
-  const fs::path build = options.build_dir.empty() ? vdir / "build" : fs::path(options.build_dir);
-  std::error_code ec;
-  fs::create_directories(build, ec);
-  const auto start = std::chrono::steady_clock::now();
-
-  vxsim::host::KernelBuildOptions kernel;
-  kernel.sources = {(vdir / "kernel.cpp").string()};
-  kernel.include_dirs = {vdir.string()};
-  kernel.output = (build / "kernel.vxbin").string();
-  kernel.verbose = options.verbose;
-  vxsim::host::build_kernel(kernel);
-
-  const std::string bench = (build / "bench").string();
-  std::vector<std::string> cxx = {"c++", "-std=c++17", "-O1", "-o", bench, (vdir / "main.cpp").string(),
-                                   "-I", vdir.string(), "-I", VXSYNTH_SIM_HOST_INCLUDE, "-I", VXSYNTH_VORTEX_RT_INCLUDE,
-                                   VXSYNTH_SIM_HOST_LIB, VXSYNTH_SIM_LIB, VXSYNTH_COMMON_LIB, "-lpthread"};
-  std::string text;
-  if (options.verbose) {
-    for (const auto& a : cxx) text += a + " ";
-    std::printf("%s\n", text.c_str());
-    text.clear();
-  }
-  if (vxsim::host::run_program(cxx, &text) != 0) {
-    throw WorkError("building " + (vdir / "main.cpp").string() + " for the embedded simulator failed:\n" + text);
-  }
-  r.build_seconds = seconds_since(start);
-
-  const auto run_start = std::chrono::steady_clock::now();
-  const std::string dump = (build / "y.vxt").string();
-  fs::remove(dump, ec);
-  std::vector<std::string> argv = {"env",
-                                   "VXSIM_CORES=" + std::to_string(d.vortex.cores),
-                                   "VXSIM_WARPS=" + std::to_string(d.vortex.warps),
-                                   "VXSIM_THREADS=" + std::to_string(d.vortex.threads),
-                                   "VXSIM_LOCAL_MEM=" + std::to_string(d.vortex.local_mem_bytes),
-                                   bench,
-                                   "-k",
-                                   kernel.output,
-                                   "-d",
-                                   (vdir / "data").string(),
-                                   "-o",
-                                   dump};
-  r.exit_code = vxsim::host::run_program(argv, &r.output);
-  r.run_seconds = seconds_since(run_start);
-
-  const auto instrs = r.output.rfind("PERF: instrs=");
-  if (instrs != std::string::npos) r.thread_instructions = std::stoull(r.output.substr(instrs + 13));
-  if (fs::is_regular_file(dump)) {
-    const ops::Tensor expected = ops::read_tensor_file((vdir / "data" / "expected.vxt").string());
-    const ops::Tensor actual = ops::read_tensor_file(dump);
-    r.check = ops::compare_outputs(expected, actual, files.tolerance, ops::Check::candidate);
-    r.check_text = r.check.text();
-  } else {
-    r.check_text = "no output dumped (the benchmark stopped before its check)";
-  }
-  r.passed = r.exit_code == 0 && r.output.find("PASSED!") != std::string::npos && r.check.passed();
-  return r;
 }
 
 }  // namespace vxsynth::codegen

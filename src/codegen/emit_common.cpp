@@ -4,7 +4,7 @@
 
 #include "codegen/components.h"
 #include "design/validity.h"
-#include "vxsim/host/kernel_build.h"
+#include "common/process.h"
 
 namespace vxsynth::codegen {
 
@@ -45,7 +45,7 @@ bool format_sources(const std::vector<std::string>& paths) {
   argv.insert(argv.end(), paths.begin(), paths.end());
   std::string output;
   try {
-    return vxsim::host::run_program(argv, &output) == 0;
+    return run_program(argv, &output) == 0;
   } catch (const std::exception&) {
     return false;
   }

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "codegen_testbed.h"
+#include "refine/sim_run.h"
 #include "common/error.h"
 #include "design/sample.h"
 #include "design/validity.h"
@@ -151,7 +152,7 @@ RunOutcome generate_and_run(const DesignPoint& d, const std::string& dir) {
   const auto start = std::chrono::steady_clock::now();
   try {
     const BenchmarkFiles files = write_benchmark(d, dir);
-    const SimRunResult r = run_on_simulator(d, files);
+    const refine::SimRunResult r = refine::run_on_simulator(d, files);
     o.passed = r.passed;
     if (!r.passed) o.details = r.output + "\n" + r.check_text;
   } catch (const std::exception& e) {

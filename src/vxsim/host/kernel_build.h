@@ -3,6 +3,8 @@
 // `vxsynth sim cc` command. Produces OUT.vxbin plus OUT.elf and OUT.dump beside it.
 #pragma once
 
+#include "common/process.h"
+
 #include <string>
 #include <vector>
 
@@ -40,8 +42,8 @@ KernelBuildResult build_kernel(const KernelBuildOptions& options);
 // replaced by its mnemonic.
 std::string annotate_disassembly(const std::string& objdump_text);
 
-// Runs argv (no shell), returns the exit status; stdout and stderr go to *output.
-// WorkError when the program cannot be started.
-int run_program(const std::vector<std::string>& argv, std::string* output);
+// Runs argv (no shell), returns the exit status; stdout and stderr go to *output
+// (common/process.h).
+using ::vxsynth::run_program;
 
 }  // namespace vxsynth::vxsim::host

@@ -1,0 +1,38 @@
+// Runs a generated Vortex benchmark on the embedded simulator and checks it (`vxsynth gen
+// --run-sim`, and the refinement loop's candidate check). It lives in refine because it joins
+// two parts of the layer below: codegen's benchmark files and vxsim's host runtime.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "codegen/benchmark.h"
+#include "design/design_point.h"
+#include "ops/equivalence.h"
+
+namespace vxsynth::refine {
+
+using codegen::BenchmarkFiles;
+
+struct SimRunOptions {
+  std::string build_dir;  // default: <vortex_dir>/build
+  bool verbose = false;   // print the commands
+};
+
+struct SimRunResult {
+  bool passed = false;          // main.cpp printed PASSED! and the host-side check agrees
+  int exit_code = -1;           // of main.cpp
+  std::string output;           // main.cpp's stdout + stderr
+  std::string check_text;       // ops::compare_outputs report of the dumped output
+  ops::EquivalenceReport check;
+  std::uint64_t thread_instructions = 0;  // from the PERF line
+  double build_seconds = 0.0, run_seconds = 0.0;
+};
+
+// Builds kernel.vxbin (vortex-rt, RISC-V GCC) and main.cpp (host compiler, the vxsim host
+// runtime of this build), runs it with the design's Vortex configuration and checks the dumped
+// output against the reference with ops::compare_outputs (Check::candidate). WorkError when a
+// build fails.
+SimRunResult run_on_simulator(const design::DesignPoint& d, const BenchmarkFiles& files, const SimRunOptions& options = {});
+
+}  // namespace vxsynth::refine
