@@ -46,48 +46,57 @@ const std::string& sgemm_elf() {
 
 constexpr uint32_t kArgs = 0x00010000, kA = 0x00100000;
 
-// CPU seconds of this thread: the rate per CPU second stays meaningful when other jobs share
-// the machine (real-time rates then drop; both are reported).
-void BM_VxsimSgemmTiled(benchmark::State& state) {
-  const uint32_t n = static_cast<uint32_t>(state.range(0));
-  Config cfg;
-  cfg.cores = 1;
-  cfg.threads = static_cast<uint32_t>(state.range(1));
-  cfg.warps = static_cast<uint32_t>(state.range(2));
-  if (sgemm_elf().empty()) {
-    state.SkipWithError("riscv64-unknown-elf-gcc missing (scripts/install-deps)");
-    return;
-  }
-  Simulator sim(cfg);
-  sim.load_program(sgemm_elf());
-  const uint32_t bytes = n * n * 4, kB = kA + bytes, kC = kB + bytes;
-  std::vector<float> a(n * n), b(n * n), c(n * n);
-  std::mt19937 rng(42);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (auto& x : a) x = dist(rng);
-  for (auto& x : b) x = dist(rng);
-  sim.memory().write(kA, a.data(), bytes);
-  sim.memory().write(kB, b.data(), bytes);
-  sim.memory().set_access(kA, 2ull * bytes, Access::kRead);
-  sim.memory().set_access(kC, bytes, Access::kWrite);
-  const uint32_t args[4] = {n, kA, kB, kC};
-  sim.memory().write(kArgs, args, sizeof args);
-  sim.memory().set_access(kArgs, sizeof args, Access::kRead);
-  sim.write_dcr(kDcrStartupArg0, kArgs);
+// Random n x n operands A and B in device memory (read-only) and a write-only C.
+struct SgemmOperands {
+  uint32_t n, bytes, b_addr, c_addr;
+  std::vector<float> a, b;
+};
 
+SgemmOperands stage_sgemm(Simulator& sim, uint32_t n, unsigned seed) {
+  SgemmOperands o{n, n * n * 4, 0, 0, std::vector<float>(n * n), std::vector<float>(n * n)};
+  o.b_addr = kA + o.bytes;
+  o.c_addr = o.b_addr + o.bytes;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (auto& x : o.a) x = dist(rng);
+  for (auto& x : o.b) x = dist(rng);
+  sim.memory().write(kA, o.a.data(), o.bytes);
+  sim.memory().write(o.b_addr, o.b.data(), o.bytes);
+  sim.memory().set_access(kA, 2ull * o.bytes, Access::kRead);
+  sim.memory().set_access(o.c_addr, o.bytes, Access::kWrite);
+  return o;
+}
+
+// The kernel's argument block at kArgs, read-only, passed through the startup-argument DCR.
+void pass_arguments(Simulator& sim, const void* args, uint32_t size) {
+  sim.memory().write(kArgs, args, size);
+  sim.memory().set_access(kArgs, size, Access::kRead);
+  sim.write_dcr(kDcrStartupArg0, kArgs);
+}
+
+// Runs the kernel once per iteration, checks a sample of C against a CPU reference (the run is
+// deterministic, so checking the last one suffices) and reports the rates: per second of real
+// time and per CPU second of this thread (which stays meaningful when other jobs share the
+// machine), and the process's peak RSS.
+void run_and_report(benchmark::State& state, Simulator& sim, const Config& cfg, const SgemmOperands& o) {
   uint64_t thread_instructions = 0;
   const double cpu0 = vxsynth::bench::thread_cpu_seconds();
   for (auto _ : state) {
-    RunResult r = sim.run();
+    const RunResult r = sim.run();
+    if (r.exit_code != 0) {
+      state.SkipWithError("kernel exit code not 0");
+      return;
+    }
     thread_instructions += r.thread_instructions;
   }
   const double cpu_seconds = vxsynth::bench::thread_cpu_seconds() - cpu0;
-  // Check the product (the run is deterministic, so checking the last one suffices).
-  sim.memory().read(kC, c.data(), bytes);
+  const uint32_t n = o.n;
+  std::vector<float> c(n * n);
+  sim.memory().read(o.c_addr, c.data(), o.bytes);
   for (uint32_t i = 0; i < n; i += 7) {
     for (uint32_t j = 0; j < n; j += 5) {
       double ref = 0;
-      for (uint32_t k = 0; k < n; ++k) ref += double(a[i * n + k]) * b[k * n + j];
+      for (uint32_t k = 0; k < n; ++k) ref += double(o.a[i * n + k]) * o.b[k * n + j];
       if (std::fabs(c[i * n + j] - ref) > 1e-3) {
         state.SkipWithError("wrong SGEMM result");
         return;
@@ -106,69 +115,48 @@ void BM_VxsimSgemmTiled(benchmark::State& state) {
   state.counters["peak_rss_MiB"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
-void BM_VxsimSgemmTiledVortexRt(benchmark::State& state) {
-  const uint32_t n = static_cast<uint32_t>(state.range(0));
+Config machine(const benchmark::State& state) {
   Config cfg;
   cfg.cores = 1;
   cfg.threads = static_cast<uint32_t>(state.range(1));
   cfg.warps = static_cast<uint32_t>(state.range(2));
+  return cfg;
+}
+
+void BM_VxsimSgemmTiled(benchmark::State& state) {
+  const uint32_t n = static_cast<uint32_t>(state.range(0));
+  if (sgemm_elf().empty()) {
+    state.SkipWithError("riscv64-unknown-elf-gcc missing (scripts/install-deps)");
+    return;
+  }
+  const Config cfg = machine(state);
+  Simulator sim(cfg);
+  sim.load_program(sgemm_elf());
+  const SgemmOperands o = stage_sgemm(sim, n, 42);
+  const uint32_t args[4] = {n, kA, o.b_addr, o.c_addr};
+  pass_arguments(sim, args, sizeof args);
+  run_and_report(state, sim, cfg, o);
+}
+
+void BM_VxsimSgemmTiledVortexRt(benchmark::State& state) {
+  const uint32_t n = static_cast<uint32_t>(state.range(0));
   const uint32_t tile = static_cast<uint32_t>(state.range(3));
   if (vxsynth::bench::example_kernel_vxbin("sgemm_tiled").empty()) {
     state.SkipWithError("vortex-rt sgemm_tiled could not be built");
     return;
   }
+  const Config cfg = machine(state);
   Simulator sim(cfg);
   sim.load_program(vxsynth::bench::example_kernel_vxbin("sgemm_tiled"));
-  const uint32_t bytes = n * n * 4, kB = kA + bytes, kC = kB + bytes;
-  std::vector<float> a(n * n), b(n * n), c(n * n);
-  std::mt19937 rng(43);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (auto& x : a) x = dist(rng);
-  for (auto& x : b) x = dist(rng);
-  sim.memory().write(kA, a.data(), bytes);
-  sim.memory().write(kB, b.data(), bytes);
-  sim.memory().set_access(kA, 2ull * bytes, Access::kRead);
-  sim.memory().set_access(kC, bytes, Access::kWrite);
+  const SgemmOperands o = stage_sgemm(sim, n, 43);
   // kernel_arg_t of vortex-rt/examples/sgemm_tiled/common.h.
   struct {
     uint32_t grid_dim[2], block_dim[2], size, tile_size;
     uint64_t a, b, c;
-  } args{{n / tile, n / tile}, {tile, tile}, n, tile, kA, kB, kC};
+  } args{{n / tile, n / tile}, {tile, tile}, n, tile, kA, o.b_addr, o.c_addr};
   static_assert(sizeof(args) == 48);
-  sim.memory().write(kArgs, &args, sizeof args);
-  sim.memory().set_access(kArgs, sizeof args, Access::kRead);
-  sim.write_dcr(kDcrStartupArg0, kArgs);
-
-  uint64_t thread_instructions = 0;
-  const double cpu0 = vxsynth::bench::thread_cpu_seconds();
-  for (auto _ : state) {
-    RunResult r = sim.run();
-    if (r.exit_code != 0) {
-      state.SkipWithError("kernel exit code not 0");
-      return;
-    }
-    thread_instructions += r.thread_instructions;
-  }
-  const double cpu_seconds = vxsynth::bench::thread_cpu_seconds() - cpu0;
-  sim.memory().read(kC, c.data(), bytes);
-  for (uint32_t i = 0; i < n; i += 7) {
-    for (uint32_t j = 0; j < n; j += 5) {
-      double ref = 0;
-      for (uint32_t k = 0; k < n; ++k) ref += double(a[i * n + k]) * b[k * n + j];
-      if (std::fabs(c[i * n + j] - ref) > 1e-3) {
-        state.SkipWithError("wrong SGEMM result");
-        return;
-      }
-    }
-  }
-  const Counters& ctr = sim.counters();
-  state.counters["thread_instr_per_s"] = benchmark::Counter(static_cast<double>(thread_instructions), benchmark::Counter::kIsRate);
-  state.counters["thread_instr_per_cpu_s"] = static_cast<double>(thread_instructions) / cpu_seconds;
-  state.counters["thread_instr"] = static_cast<double>(ctr.thread_instructions);
-  state.counters["active_lanes"] = ctr.active_lane_fraction(cfg.threads);
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  state.counters["peak_rss_MiB"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
+  pass_arguments(sim, &args, sizeof args);
+  run_and_report(state, sim, cfg, o);
 }
 
 // Args: n, threads per warp, warps (, tile).
