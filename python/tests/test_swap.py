@@ -231,3 +231,22 @@ def test_whole_model_with_a_swapped_layer_and_the_exact_mode(stub):
     bound = swap.output_bound(swap._final_tensor(ref), swap._final_tensor(exact))
     assert bound > 0
     assert float((swap._final_tensor(out) - swap._final_tensor(ref)).abs().max()) <= bound
+
+
+def test_profile_rows_are_split_by_marker_windows():
+    fill = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char *, 1>>(int, T2, T3)"
+    rows = [{"ID": "0", "Kernel Name": fill},
+            {"ID": "1", "Kernel Name": "<unnamed>::pad_a(<unnamed>::Params)", "gpu__time_duration.sum": "900"},
+            {"ID": "2", "Kernel Name": "<unnamed>::gemm(<unnamed>::Params, <unnamed>::Tensors)", "gpu__time_duration.sum": "500"},
+            {"ID": "3", "Kernel Name": "<unnamed>::reduce_split_k(<unnamed>::Params)", "gpu__time_duration.sum": "100"},
+            {"ID": "4", "Kernel Name": fill},
+            {"ID": "5", "Kernel Name": "conv_body(Params)", "gpu__time_duration.sum": "1,200"},
+            {"ID": "6", "Kernel Name": "conv_tail(Params)", "gpu__time_duration.sum": "300"}]
+    per = swap.split_windows(rows, ["a", "b"])
+    assert [r["ID"] for r in per["a"]] == ["1", "2", "3"] and [r["ID"] for r in per["b"]] == ["5", "6"]
+    assert swap.primary_row(per["a"])["ID"] == "2"      # the GEMM body, not the longer padding pass
+    assert swap.primary_row(per["b"])["ID"] == "5"      # else the longest ("1,200" ns as ncu prints it)
+    with pytest.raises(swap.SwapError, match="before the first marker"):
+        swap.split_windows(rows[1:], ["a", "b"])
+    with pytest.raises(swap.SwapError, match="child opened 1"):
+        swap.split_windows(rows, ["a"])

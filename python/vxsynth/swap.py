@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import shutil
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -188,9 +189,13 @@ class Pair:
         return Pair(folder.name, [CallKey.of_reference(o) for o in ops], so_path, ref)
 
 
-def load_suite(suite: Path, shared_objects: dict[str, Path] | None = None, only: str | None = None) -> list[Pair]:
+def load_suite(suite: Path, shared_objects: dict[str, Path] | None = None, only: str | None = None,
+               skipped: list[str] | None = None) -> list[Pair]:
     """Every benchmark folder of a suite (a folder holding reference.json), optionally only the
-    ones whose name starts with `only` (a workload name)."""
+    ones whose name starts with `only` (a workload name). Benchmarks of a kernel that is part of
+    an op rather than an op of the model (kernel_role layout_transform: cuDNN's weight re-layout
+    inside a convolution) cannot stand in for a model call: they are left out and named in
+    `skipped`."""
     suite = Path(suite)
     if not suite.is_dir():
         raise SwapError(f"{suite}: no such suite folder")
@@ -198,7 +203,13 @@ def load_suite(suite: Path, shared_objects: dict[str, Path] | None = None, only:
     for folder in sorted(p for p in suite.iterdir() if (p / "reference.json").is_file()):
         if only and not folder.name.startswith(only + "-"):
             continue
-        pairs.append(Pair.from_folder(folder, (shared_objects or {}).get(folder.name)))
+        pair = Pair.from_folder(folder, (shared_objects or {}).get(folder.name))
+        if pair.reference.get("op", {}).get("kernel_role", "compute") != "compute":
+            if skipped is not None:
+                skipped.append(f"{pair.name} ({pair.reference['op']['kernel_role']}: a kernel inside the op, "
+                               f"not an op the model calls)")
+            continue
+        pairs.append(pair)
     return pairs
 
 
@@ -397,8 +408,10 @@ class Swap(TorchDispatchMode):
     every swapped call and keeps both outputs (`self.checked`) for the tolerance check."""
 
     def __init__(self, pairs: list[Pair], *, check: bool = False, allow_cpu: bool = False,
-                 keep_outputs: int = 2):
+                 keep_outputs: int = 2, profile_windows: bool = False):
         super().__init__()
+        self.profile_windows = profile_windows
+        self.windows: list[str] = []  # pairs whose first swapped call was wrapped, in order
         self.pairs = pairs
         self.check = check
         self.allow_cpu = allow_cpu
@@ -446,7 +459,13 @@ class Swap(TorchDispatchMode):
         launch = build_launch(func, args, key.math)
         record.copied = launch.copied
         stream = torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0
+        window = self.profile_windows and pair.name not in self.windows
+        if window:
+            self._open_window(pair.name, device)
         status = cand.launch(launch, stream)
+        if window:
+            torch.cuda.synchronize(device)
+            torch.cuda.profiler.stop()
         if status == LAUNCH_UNSUPPORTED:
             record.decision, record.reason = "declined", "candidate returned VXSYNTH_LAUNCH_UNSUPPORTED"
             return func(*args, **kwargs)
@@ -464,6 +483,17 @@ class Swap(TorchDispatchMode):
                 entry["inputs"] = [a.detach().cpu() if isinstance(a, torch.Tensor) else a for a in args]
             kept.append(entry)
         return out
+
+    MARKER = "vxswap marker"
+
+    def _open_window(self, name: str, device):
+        """A profiler window around one candidate launch, opened by a marker kernel (a fill of a
+        one-element tensor: PyTorch's FillFunctor kernel) so that the parent can split ncu's
+        rows by window even when a candidate launches several kernels."""
+        torch.cuda.synchronize(device)
+        self.windows.append(name)
+        torch.cuda.profiler.start()
+        torch.empty(1, device=device).fill_(float(len(self.windows)))
 
     def counts(self) -> dict[str, int]:
         c: dict[str, int] = {}
@@ -591,6 +621,101 @@ def check_outputs(swap: Swap, vxsynth: str, workdir: Path) -> dict[str, dict]:
     return results
 
 
+def split_windows(rows: list[dict], names: list[str]) -> dict[str, list[dict]]:
+    """ncu rows of the child's profiler windows, per pair: each window starts with the marker
+    fill kernel; the rows after it up to the next marker are the candidate's kernels."""
+    per: dict[str, list[dict]] = {}
+    current = -1
+    for row in rows:
+        if "FillFunctor" in row.get("Kernel Name", ""):
+            current += 1
+            continue
+        if current < 0:
+            raise SwapError("ncu rows before the first marker kernel: the profile does not come from the swap child")
+        if current >= len(names):
+            raise SwapError(f"ncu shows {current + 1} windows, the child opened {len(names)}")
+        per.setdefault(names[current], []).append(row)
+    return per
+
+
+def primary_row(rows: list[dict]) -> dict:
+    """The candidate's main kernel among a window's rows (the GEMM/conv body, not its padding,
+    split-K reduction or transform passes): the one named gemm, else the longest."""
+    for row in rows:
+        if "gemm(" in row.get("Kernel Name", ""):
+            return row
+    def duration(r):
+        try:
+            return float(str(r.get("gpu__time_duration.sum", "0")).replace(",", ""))
+        except ValueError:
+            return 0.0
+    return max(rows, key=duration)
+
+
+def profile_in_workload(args, pairs: list[Pair]) -> dict[str, dict]:
+    """ncu over a child process that runs the swapped model once (after a warm-up) with one
+    profiler window around the first swapped call of each pair; D of each candidate's kernel in
+    the workload against its reference."""
+    import os
+    import subprocess
+    import sys
+    from . import ncu_rows
+    from .capture import CACHE_CONTROL, CLOCK_CONTROL
+    metrics = _run([args.vxsynth, "signature", "--metrics-list"]).strip()
+    out = args.out / "profile"
+    out.mkdir(parents=True, exist_ok=True)
+    child = [sys.executable, "-m", "vxsynth.swap", "--ncu-child", "--model", args.model, "--suite", str(args.suite),
+             "--out", str(args.out), "--seed", str(args.seed), "--vxsynth", args.vxsynth]
+    if args.config:
+        child += ["--config", args.config]
+    for pair in pairs:
+        child += ["--so", f"{pair.name}={pair.so_path}"]
+    cmd = [args.ncu, "--target-processes", "all", "--profile-from-start", "off", "--clock-control", CLOCK_CONTROL,
+           "--cache-control", CACHE_CONTROL, "--csv", "--page", "raw", "--print-units", "base", "--metrics",
+           metrics, *child]
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1]) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    with open(out / "ncu.csv", "w") as stdout, open(out / "ncu.log", "w") as stderr:
+        proc = subprocess.run(cmd, stdout=stdout, stderr=stderr, env=env, timeout=1800)
+    if proc.returncode != 0:
+        raise SwapError(f"ncu exited {proc.returncode}; see {out / 'ncu.log'}")
+    names = json.loads((out / "windows.json").read_text())["windows"]
+    per = split_windows(ncu_rows.read_rows(str(out / "ncu.csv")), names)
+    result: dict[str, dict] = {}
+    for pair in pairs:
+        rows = per.get(pair.name)
+        if not rows:
+            result[pair.name] = {"error": "not profiled (no swapped call)"}
+            continue
+        row = primary_row(rows)
+        report = json.loads(_run([args.vxsynth, "distance", f"{out / 'ncu.csv'}#id={row['ID']}",
+                                  str(args.suite / pair.name / "reference.json"), "--json"]))
+        entry = {"kernel": row.get("Kernel Name"), "ncu_id": row["ID"], "d_in_workload": report.get("D")}
+        harness_sig = args.suite / pair.name / "signature.json"
+        if harness_sig.is_file():
+            h = json.loads(_run([args.vxsynth, "distance", str(harness_sig),
+                                 str(args.suite / pair.name / "reference.json"), "--json"]))
+            entry["d_in_harness"] = h.get("D")
+        result[pair.name] = entry
+    return result
+
+
+def ncu_child(args, pairs: list[Pair]) -> None:
+    from . import models
+    w = models.get(args.model)
+    cfg = w.config(args.config)
+    model = w.build(cfg, "cuda", seed=args.seed)
+    inputs = w.make_inputs(cfg, "cuda", seed=args.seed)
+    with Swap(pairs):
+        w.infer(model, inputs)  # warm-up: module loads, first-call allocations
+    torch.cuda.synchronize()
+    with Swap(pairs, profile_windows=True) as s:
+        w.infer(model, inputs)
+    torch.cuda.synchronize()
+    (args.out / "profile").mkdir(parents=True, exist_ok=True)
+    (args.out / "profile" / "windows.json").write_text(json.dumps({"windows": s.windows}))
+
+
 def main(argv=None) -> int:
     import argparse
     import sys
@@ -609,6 +734,10 @@ def main(argv=None) -> int:
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", type=Path, help="write the dispatch log and the tables as JSON")
+    ap.add_argument("--profile", action="store_true",
+                    help="also profile each swapped kernel inside the model with ncu and report its D")
+    ap.add_argument("--ncu", default=shutil.which("ncu") or "/usr/local/cuda/bin/ncu")
+    ap.add_argument("--ncu-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     try:
         shared = {}
@@ -617,12 +746,18 @@ def main(argv=None) -> int:
             if not path:
                 raise SwapError(f"--so {item}: expected NAME=PATH")
             shared[name] = Path(path)
-        pairs = load_suite(args.suite, shared, only=args.model)
+        skipped: list[str] = []
+        pairs = load_suite(args.suite, shared, only=args.model, skipped=skipped)
+        for note in skipped:
+            _log(f"not swapped: {note}")
         for pair in pairs:
             pair.reference["_path"] = str(args.suite / pair.name / "reference.json")
         if not pairs:
             raise SwapError(f"{args.suite}: no benchmark of workload {args.model}")
         args.out.mkdir(parents=True, exist_ok=True)
+        if args.ncu_child:
+            ncu_child(args, pairs)
+            return 0
         if args.seeds:
             build_seed_candidates(pairs, args.vxsynth, args.out)
         for pair in pairs:
@@ -641,6 +776,7 @@ def main(argv=None) -> int:
         if args.device == "cuda":
             torch.cuda.synchronize()
         checks = check_outputs(swap, args.vxsynth, args.out)
+        profile = profile_in_workload(args, pairs) if args.profile else {}
     except (SwapError, ValueError) as e:
         print(f"swap: error: {e}", file=sys.stderr)
         return 2
@@ -659,12 +795,20 @@ def main(argv=None) -> int:
     print(f"final output: max |swapped - original| = {change:.3e}, bound {bound:.3e} "
           f"(2 x |original - exact-op model| = {2 * float((original.double() - exact_out.double()).abs().max()):.3e})"
           f" -> {'within' if change <= bound else 'OUTSIDE'}")
+    if profile:
+        print(f"{'benchmark':32} {'D in workload':>13} {'D in harness':>13}  kernel")
+        for pair in pairs:
+            e = profile.get(pair.name, {})
+            fmt = lambda v: f"{v:.4f}" if isinstance(v, (int, float)) else "n/a"
+            print(f"{pair.name:32} {fmt(e.get('d_in_workload')):>13} {fmt(e.get('d_in_harness')):>13}  "
+                  f"{e.get('kernel', e.get('error', ''))}")
     unmatched = sum(1 for r in swap.log if r.decision == "original")
     print(f"dispatch log: {len(swap.log)} intercepted calls, {sum(counts.values())} swapped, {unmatched} to the original")
     if args.json:
         args.json.write_text(json.dumps({"schema": "vxsynth.swap/1", "model": args.model,
                                          "log": [r.as_dict() for r in swap.log],
-                                         "checks": checks, "final": {"change": change, "bound": bound}}, indent=1))
+                                         "checks": checks, "profile": profile,
+                                         "final": {"change": change, "bound": bound}}, indent=1))
     return 0 if failed == 0 and change <= bound else 1
 
 
