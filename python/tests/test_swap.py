@@ -2,6 +2,8 @@
 op on host pointers), fallback, the dispatch log, and the errors a user meets."""
 import ctypes
 import json
+import os
+import sys
 import shutil
 import subprocess
 from pathlib import Path
@@ -250,3 +252,25 @@ def test_profile_rows_are_split_by_marker_windows():
         swap.split_windows(rows[1:], ["a", "b"])
     with pytest.raises(swap.SwapError, match="child opened 1"):
         swap.split_windows(rows, ["a"])
+
+
+def test_command_runs_act_with_a_swapped_pair_on_the_cpu(stub, vxsynth_bin, tmp_path):
+    """The whole command on the CPU (the stub computes on host pointers): gen's op spec, the
+    per-call check through `vxsynth check`, the final-output bound, the exit code and the JSON."""
+    out = tmp_path / "swap"
+    proc = subprocess.run([sys.executable, "-m", "vxsynth.swap", "--model", "act", "--suite", str(SUITE), "--device", "cpu",
+                           "--vxsynth", vxsynth_bin, "--out", str(out), "--only", "act-4-linear",
+                           "--so", f"act-4-linear={stub}", "--json", str(tmp_path / "swap.json")],
+                          capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(REPO / "python")))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads((tmp_path / "swap.json").read_text())
+    swapped = [r for r in report["log"] if r["decision"] == "swapped"]
+    assert swapped and all(r["pair"] == "act-4-linear" for r in swapped)
+    check = report["checks"]["act-4-linear"]
+    assert check["passed"] and 0 < check["worst_ratio"] < 1
+    assert report["final"]["change"] <= report["final"]["bound"]
+    assert "act-4-linear" in proc.stdout and "within" in proc.stdout
+    bad = subprocess.run([sys.executable, "-m", "vxsynth.swap", "--model", "act", "--suite", str(SUITE), "--device", "cpu",
+                          "--vxsynth", vxsynth_bin, "--out", str(out), "--only", "act-9-nothing"],
+                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(REPO / "python")))
+    assert bad.returncode == 2 and "act-9-nothing: not a swappable benchmark" in bad.stderr

@@ -157,9 +157,10 @@ class CallKey:
         return CallKey(op["dispatch_op"], tuple(tuple(s) for s in op["input_shapes"]),
                        tuple(tuple(s) for s in op["strides"]), tuple(op["dtypes"]), op["math"], conv)
 
-    def describe(self) -> str:
+    def describe(self, with_op: bool = True) -> str:
         shapes = " ".join("x".join(map(str, s)) or "scalar" for s in self.shapes)
-        return f"{self.op} {shapes} {'/'.join(self.dtypes)} {self.math}"
+        text = f"{shapes} {'/'.join(self.dtypes)} {self.math}"
+        return f"{self.op} {text}" if with_op else text
 
 
 @dataclass
@@ -440,7 +441,7 @@ class Swap(TorchDispatchMode):
         if op not in INTERCEPTED:
             return func(*args, **kwargs)
         key = CallKey.of_call(func, args)
-        record = DispatchRecord(len(self.log), key.op, key.describe(), "original")
+        record = DispatchRecord(len(self.log), key.op, key.describe(with_op=False), "original")
         self.log.append(record)
         pair = self._index.get(key)
         if pair is None:
@@ -727,6 +728,8 @@ def main(argv=None) -> int:
     ap.add_argument("--config", help="model config (default: the workload's default)")
     ap.add_argument("--so", action="append", default=[], metavar="NAME=PATH",
                     help="candidate shared object of benchmark NAME (default: NAME/cuda/*.so)")
+    ap.add_argument("--only", action="append", default=[], metavar="NAME",
+                    help="swap only these benchmarks (repeatable; default: every benchmark of the workload)")
     ap.add_argument("--seeds", action="store_true",
                     help="generate and build the seed candidate of every pair that has no shared object")
     ap.add_argument("--vxsynth", default=str(Path(__file__).resolve().parents[2] / "build" / "vxsynth"))
@@ -752,6 +755,12 @@ def main(argv=None) -> int:
             _log(f"not swapped: {note}")
         for pair in pairs:
             pair.reference["_path"] = str(args.suite / pair.name / "reference.json")
+        if args.only:
+            unknown = sorted(set(args.only) - {p.name for p in pairs})
+            if unknown:
+                raise SwapError(f"--only {', '.join(unknown)}: not a swappable benchmark of {args.model} in {args.suite} "
+                                f"(expected one of {', '.join(p.name for p in pairs)})")
+            pairs = [p for p in pairs if p.name in args.only]
         if not pairs:
             raise SwapError(f"{args.suite}: no benchmark of workload {args.model}")
         args.out.mkdir(parents=True, exist_ok=True)
@@ -771,7 +780,7 @@ def main(argv=None) -> int:
         original = _final_tensor(w.infer(model, inputs))
         with Exact(pairs) as exact:
             exact_out = _final_tensor(w.infer(model, inputs))
-        with Swap(pairs, check=True) as swap:
+        with Swap(pairs, check=True, allow_cpu=args.device == "cpu") as swap:
             swapped = _final_tensor(w.infer(model, inputs))
         if args.device == "cuda":
             torch.cuda.synchronize()
