@@ -691,12 +691,13 @@ def profile_in_workload(args, pairs: list[Pair]) -> dict[str, dict]:
         row = primary_row(rows)
         report = json.loads(_run([args.vxsynth, "distance", f"{out / 'ncu.csv'}#id={row['ID']}",
                                   str(args.suite / pair.name / "reference.json"), "--json"]))
-        entry = {"kernel": row.get("Kernel Name"), "ncu_id": row["ID"], "d_in_workload": report.get("D")}
+        entry = {"kernel": row.get("Kernel Name"), "ncu_id": row["ID"], "d_in_workload": report["distance"]["D"],
+                 "metric_distances": report["distance"]["metrics"]}
         harness_sig = args.suite / pair.name / "signature.json"
         if harness_sig.is_file():
             h = json.loads(_run([args.vxsynth, "distance", str(harness_sig),
                                  str(args.suite / pair.name / "reference.json"), "--json"]))
-            entry["d_in_harness"] = h.get("D")
+            entry["d_in_harness"] = h["distance"]["D"]
         result[pair.name] = entry
     return result
 

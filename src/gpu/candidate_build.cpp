@@ -104,10 +104,29 @@ std::string default_cache_dir() {
   return (fs::temp_directory_path() / "vxsynth-gpu-candidates").string();
 }
 
-std::vector<std::string> nvcc_flags(const BuildOptions& options, const std::string& include_dir) {
+// A candidate that needs an architecture-specific target (wgmma and setmaxnreg exist only on
+// sm_90a) says so on a line of its own: `// vxsynth-target: sm_90a`. Such code has no plain
+// sm_90 form, so it is built for that target alone (-gencode, not -arch, which would add an
+// sm_90 pass that rejects it).
+std::string declared_target(const std::string& source, const std::string& source_text) {
+  static const std::string marker = "// vxsynth-target: ";
+  const auto at = source_text.find(marker);
+  if (at == std::string::npos || (at > 0 && source_text[at - 1] != '\n')) return {};
+  const auto begin = at + marker.size();
+  const std::string target = source_text.substr(begin, source_text.find('\n', begin) - begin);
+  if (target != "sm_90a") {
+    throw InputError(source, "vxsynth-target", "unknown target '" + target + "' (expected sm_90a)");
+  }
+  return target;
+}
+
+std::vector<std::string> nvcc_flags(const BuildOptions& options, const std::string& include_dir,
+                                    const std::string& target) {
   // -cudart shared: the candidate uses the harness's CUDA runtime (one context, shared
   // streams) and its undefined symbols stay few and readable for the sandbox check.
-  std::vector<std::string> flags = {"-arch=" + options.arch, "-O3", "-std=c++17", "-shared",
+  const std::string arch = target.empty() ? "-arch=" + options.arch
+                                          : "-gencode=arch=compute_" + target.substr(3) + ",code=" + target;
+  std::vector<std::string> flags = {arch, "-O3", "-std=c++17", "-shared",
                                     "-Xcompiler", "-fPIC", "-cudart", "shared", "-lineinfo",
                                     "-I" + include_dir};
   flags.insert(flags.end(), options.extra_flags.begin(), options.extra_flags.end());
@@ -146,7 +165,8 @@ BuildResult build_candidate(const std::string& source, const BuildOptions& optio
   const std::string cache_dir = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
   fs::create_directories(cache_dir);
   const std::string include_dir = ensure_abi_include_dir(cache_dir);
-  const std::vector<std::string> flags = nvcc_flags(options, include_dir);
+  const std::string target = declared_target(source, text);
+  const std::vector<std::string> flags = nvcc_flags(options, include_dir, target);
   result.key = build_key(text, nvcc_version(nvcc), flags);
   const fs::path object = fs::path(cache_dir) / (result.key + ".so");
   result.shared_object = object.string();

@@ -35,7 +35,10 @@ std::string locate_nvcc();
 std::string default_cache_dir();
 
 // The nvcc arguments for one build (without the output path and source), for logs and tests.
-std::vector<std::string> nvcc_flags(const BuildOptions& options, const std::string& include_dir);
+// The target a source declares (`// vxsynth-target: sm_90a` on a line of its own), or "".
+std::string declared_target(const std::string& source, const std::string& source_text);
+std::vector<std::string> nvcc_flags(const BuildOptions& options, const std::string& include_dir,
+                                    const std::string& target = "");
 
 // The cache key of a build of `source_text` (pure: no files touched).
 std::string build_key(const std::string& source_text, const std::string& nvcc_version,

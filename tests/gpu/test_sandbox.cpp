@@ -70,6 +70,30 @@ TEST_F(CandidateBuild, CacheKeyCoversSourceAndFlags) {
   EXPECT_EQ(k, build_key("a", "nvcc 13.0", {"-arch=sm_90", "-O3", "-I/somewhere/else"}));
 }
 
+TEST(CandidateTarget, DeclaredOnItsOwnLineSelectsTheArchSpecificTarget) {
+  EXPECT_EQ(declared_target("x.cu", "// vxsynth-target: sm_90a\n#include <cuda.h>\n"), "sm_90a");
+  EXPECT_EQ(declared_target("x.cu", "#include <cuda.h>\n// vxsynth-target: sm_90a\n"), "sm_90a");
+  EXPECT_EQ(declared_target("x.cu", "#include <cuda.h>\n"), "");
+  // only a line of its own counts: a mention inside another comment does not
+  EXPECT_EQ(declared_target("x.cu", "/* see // vxsynth-target: sm_90a */\n"), "");
+  EXPECT_THROW(declared_target("x.cu", "// vxsynth-target: sm_100a\n"), vxsynth::InputError);
+  BuildOptions options;
+  const auto plain = nvcc_flags(options, "/inc");
+  const auto arch_specific = nvcc_flags(options, "/inc", "sm_90a");
+  EXPECT_EQ(plain.front(), "-arch=sm_90");
+  EXPECT_EQ(arch_specific.front(), "-gencode=arch=compute_90a,code=sm_90a");
+  EXPECT_NE(build_key("a", "nvcc 13.0", plain), build_key("a", "nvcc 13.0", arch_specific));
+}
+
+TEST_F(CandidateBuild, ArchSpecificCandidateBuildsForItsTargetAndPassesTheSandbox) {
+  // TMA + wgmma: wgmma exists only on sm_90a; the tensor-map encoder is reached through the
+  // runtime's driver entry point, so the object still links nothing but the CUDA runtime.
+  const auto r = build_candidate(kCandidates + "tma_wgmma_linear_bf16.cu", options_);
+  EXPECT_FALSE(r.shared_object.empty());
+  const auto verdict = check_sandbox(inspect_elf(r.shared_object));
+  EXPECT_TRUE(verdict.ok()) << verdict.describe("tma_wgmma_linear_bf16.cu");
+}
+
 TEST_F(CandidateBuild, VendorAndFileCallsAreRejected) {
   const auto results = build_candidates({kCandidates + "bad/calls_cublas.cu", kCandidates + "bad/reads_file.cu",
                                          kCandidates + "bad/no_entry_point.cu"},
