@@ -13,6 +13,7 @@
 #include "codegen/benchmark.h"
 #include "refine/sim_run.h"
 #include "common/error.h"
+#include "design/move.h"
 #include "design/neighbours.h"
 #include "design/seed.h"
 #include "design/validity.h"
@@ -106,53 +107,11 @@ ops::OpSpec op_from_options(const GenOptions& o) {
   return spec;
 }
 
-// --set AXIS=VALUE: edits the design through its JSON form, so values are parsed and checked
-// exactly as in design.json ("tile=64x64x8", "register_tile=4x4", "warps=2x2", "lane_a=reversed").
+// --set AXIS=VALUE: design moves (design/move.h), applied together and then validated.
 design::DesignPoint apply_settings(const design::DesignPoint& d, const std::vector<std::string>& settings) {
-  Json j = design::design_to_json(d);
-  Json& axes = j["axes"];
-  auto dims = [](const std::string& key, const std::string& value, std::size_t count) {
-    std::vector<int> out;
-    std::stringstream ss(value);
-    std::string part;
-    while (std::getline(ss, part, 'x')) {
-      try {
-        out.push_back(std::stoi(part));
-      } catch (const std::exception&) {
-        throw InputError("--set", key, "expected " + std::string(count == 3 ? "MxNxK" : "MxN") + ", got \"" + value + "\"");
-      }
-    }
-    if (out.size() != count) throw InputError("--set", key, "expected " + std::string(count == 3 ? "MxNxK" : "MxN") + ", got \"" + value + "\"");
-    return out;
-  };
-  for (const auto& item : settings) {
-    const auto eq = item.find('=');
-    if (eq == std::string::npos) throw InputError("--set", item, "expected AXIS=VALUE");
-    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    if (key == "tile") {
-      const auto v = dims(key, value, 3);
-      axes["tile"] = {{"m", v[0]}, {"n", v[1]}, {"k", v[2]}};
-    } else if (key == "register_tile" || key == "warps") {
-      const auto v = dims(key, value, 2);
-      axes[key] = {{"m", v[0]}, {"n", v[1]}};
-    } else if (key == "lane_a" || key == "lane_b") {
-      axes["lane_mapping"][key.substr(5)] = value;
-    } else if (key == "split_k") {
-      try {
-        axes["split_k"] = std::stoi(value);
-      } catch (const std::exception&) {
-        throw InputError("--set", key, "expected an integer, got \"" + value + "\"");
-      }
-    } else if (axes.contains(key) && axes[key].is_string()) {
-      axes[key] = value;
-    } else {
-      throw InputError("--set", key, "unknown axis (shared_staging, read_once, lane_a, lane_b, tile, register_tile, "
-                                     "prefetch, tensor_core, activation, split_k, warps, boundary, k_range)");
-    }
-  }
-  design::DesignPoint edited = design::design_from_json(j, "--set");
-  design::require_valid(edited, "--set");
-  return edited;
+  std::vector<design::Move> moves;
+  for (const auto& item : settings) moves.push_back(design::parse_setting(item, "--set"));
+  return design::apply(d, moves, "--set");
 }
 
 int run_gen(const GenOptions& o) {
@@ -172,7 +131,8 @@ int run_gen(const GenOptions& o) {
   if (!o.set.empty()) d = apply_settings(d, o.set);
   if (o.list_neighbours) {
     for (const auto& n : design::neighbours(d)) {
-      std::cout << n.axis << "\t" << n.direction << (n.follows.empty() ? "" : "\t(" + n.follows + " follows)") << "\t"
+      std::cout << design::to_string(n.move.axis) << "\t" << n.move.direction
+                << (n.move.coupled ? "\t(" + design::to_string(*n.move.coupled) + " follows)" : "") << "\t"
                 << design::procedural_name(n.design) << "\n";
     }
     return kExitOk;

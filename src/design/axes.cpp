@@ -148,10 +148,35 @@ bool is_mma_sync(Fragment f) { return f == Fragment::kMmaM16N8K16 || f == Fragme
 bool staged_a(Staging s) { return s == Staging::kA || s == Staging::kAB; }
 bool staged_b(Staging s) { return s == Staging::kB || s == Staging::kAB; }
 
+namespace {
+constexpr std::array<const char*, kAxisCount> kAxisNames = {
+    "shared_staging", "read_once",  "lane_mapping", "tile",    "register_tile", "prefetch",
+    "tensor_core",    "activation", "split_k",      "warps",   "boundary",      "k_range"};
+}  // namespace
+
+std::string to_string(Axis a) { return kAxisNames[index_of(a)]; }
+
+bool parse(const std::string& s, Axis& out) {
+  for (std::size_t i = 0; i < kAxisCount; ++i) {
+    if (s == kAxisNames[i]) {
+      out = static_cast<Axis>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+const std::vector<Axis>& all_axes() {
+  static const std::vector<Axis> axes = [] {
+    std::vector<Axis> v;
+    for (std::size_t i = 0; i < kAxisCount; ++i) v.push_back(static_cast<Axis>(i));
+    return v;
+  }();
+  return axes;
+}
+
 const std::vector<std::string>& axis_names() {
-  static const std::vector<std::string> names = {
-      "shared_staging", "read_once",  "lane_mapping", "tile",     "register_tile", "prefetch",
-      "tensor_core",    "activation", "split_k",      "warps",    "boundary",      "k_range"};
+  static const std::vector<std::string> names(kAxisNames.begin(), kAxisNames.end());
   return names;
 }
 

@@ -3,6 +3,7 @@
 // component in the CUDA and the Vortex emitters (src/codegen).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -105,7 +106,29 @@ FragmentShape fragment_shape(Fragment f);
 bool staged_a(Staging s);
 bool staged_b(Staging s);
 
-// The axis names, in the order of ARCHITECTURE.md.
+// The twelve axes, in the order of ARCHITECTURE.md; to_string gives the design.json key.
+enum class Axis {
+  kSharedStaging,
+  kReadOnce,
+  kLaneMapping,
+  kTile,
+  kRegisterTile,
+  kPrefetch,
+  kTensorCore,
+  kActivation,
+  kSplitK,
+  kWarps,
+  kBoundary,
+  kKRange,
+};
+inline constexpr std::size_t kAxisCount = 12;
+
+std::string to_string(Axis a);
+bool parse(const std::string& s, Axis& out);  // false on an unknown name
+const std::vector<Axis>& all_axes();
+inline std::size_t index_of(Axis a) { return static_cast<std::size_t>(a); }
+
+// The axis names (to_string of all_axes()), in the order of ARCHITECTURE.md.
 const std::vector<std::string>& axis_names();
 
 }  // namespace vxsynth::design

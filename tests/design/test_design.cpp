@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "design/move.h"
 #include "design/neighbours.h"
 #include "design/seed.h"
 #include "design/validity.h"
@@ -237,13 +238,13 @@ TEST(Neighbours, AreValidSingleAxisStepsCoveringEveryAxis) {
     EXPECT_GE(list.size(), 8u) << f;
     std::set<std::string> names;
     for (const auto& n : list) {
-      EXPECT_FALSE(can_implement(n.design).has_value()) << n.axis << " " << n.direction;
+      EXPECT_FALSE(can_implement(n.design).has_value()) << to_string(n.move);
       EXPECT_NE(procedural_name(n.design), procedural_name(d));
       EXPECT_EQ(n.design.fixed.block_size, d.fixed.block_size);
       EXPECT_EQ(n.design.fixed.engine, d.fixed.engine);
-      EXPECT_TRUE(std::find(axis_names().begin(), axis_names().end(), n.axis) != axis_names().end());
+      EXPECT_EQ(procedural_name(apply(d, n.move)), procedural_name(n.design)) << to_string(n.move);
       names.insert(procedural_name(n.design));
-      axes_seen.insert(n.axis);
+      axes_seen.insert(to_string(n.move.axis));
     }
     EXPECT_EQ(names.size(), list.size()) << "two neighbours are the same design";
   }
@@ -254,7 +255,7 @@ TEST(Neighbours, AreValidSingleAxisStepsCoveringEveryAxis) {
   }
   const DesignPoint with_act = linear_seed(EngineClass::kSimt, ops::PrecisionPath::fp32, 128, ops::Activation::relu);
   bool strip = false;
-  for (const auto& n : neighbours(with_act)) strip |= n.axis == "activation";
+  for (const auto& n : neighbours(with_act)) strip |= n.move.axis == Axis::kActivation;
   EXPECT_TRUE(strip);
 }
 

@@ -1,0 +1,436 @@
+#include "design/move.h"
+
+#include <algorithm>
+#include <array>
+#include <sstream>
+
+#include "common/error.h"
+#include "design/validity.h"
+
+namespace vxsynth::design {
+namespace {
+
+bool is_tensor(const DesignPoint& d) { return d.fragment != Fragment::kNone; }
+
+// Thrown inside apply_step / apply_set; apply() turns it into an InputError naming the move.
+struct MoveRejected {
+  std::string why;
+};
+
+template <typename E>
+E parse_enum_value(const std::string& text, const std::string& axis) {
+  E v{};
+  if (!parse(text, v)) throw MoveRejected{"\"" + text + "\" is not a value of " + axis + " (" + value_list<E>() + ")"};
+  return v;
+}
+
+// The value of a "to:VALUE" step.
+std::string to_value(const Move& m) {
+  if (m.direction.rfind("to:", 0) != 0) {
+    throw MoveRejected{"expected a direction \"to:VALUE\" for " + to_string(m.axis) + ", got \"" + m.direction + "\""};
+  }
+  return m.direction.substr(3);
+}
+
+int& dim_of(DesignPoint& d, Axis axis, char which) {
+  if (axis == Axis::kTile) return which == 'm' ? d.tile.m : which == 'n' ? d.tile.n : d.tile.k;
+  if (axis == Axis::kRegisterTile) return which == 'm' ? d.register_tile.m : d.register_tile.n;
+  return which == 'm' ? d.warps.m : d.warps.n;
+}
+
+void double_or_halve(int& v, bool up, const std::string& what) {
+  if (up) {
+    v *= 2;
+  } else {
+    if (v % 2) throw MoveRejected{what + " is " + std::to_string(v) + ", odd: it cannot be halved"};
+    v /= 2;
+  }
+}
+
+// "m:up" -> ('m', true); MoveRejected otherwise.
+std::pair<char, bool> parse_dim_step(const Move& m, const std::string& dims) {
+  const std::string& s = m.direction;
+  if (s.size() >= 4 && s[1] == ':' && dims.find(s[0]) != std::string::npos && (s.substr(2) == "up" || s.substr(2) == "down")) {
+    return {s[0], s.substr(2) == "up"};
+  }
+  std::string options;
+  for (const char c : dims) options += std::string(options.empty() ? "" : ", ") + c + ":up, " + c + ":down";
+  throw MoveRejected{"expected a direction " + options + " for " + to_string(m.axis) + ", got \"" + s + "\""};
+}
+
+// "m:up,n:down" -> true (grow m), "n:up,m:down" -> false.
+bool parse_exchange(const Move& m) {
+  if (m.direction == "m:up,n:down") return true;
+  if (m.direction == "n:up,m:down") return false;
+  throw MoveRejected{"expected a direction m:up,n:down or n:up,m:down for " + to_string(m.axis) + ", got \"" +
+                     m.direction + "\""};
+}
+
+void exchange_factor(DesignPoint& d, Axis axis, bool to_m) {
+  int& grow = dim_of(d, axis, to_m ? 'm' : 'n');
+  int& shrink = dim_of(d, axis, to_m ? 'n' : 'm');
+  if (shrink % 2) {
+    throw MoveRejected{to_string(axis) + "." + (to_m ? "n" : "m") + " is " + std::to_string(shrink) +
+                       ", odd: no factor of two to move"};
+  }
+  grow *= 2;
+  shrink /= 2;
+}
+
+void apply_step(DesignPoint& d, const Move& m) {
+  const bool tensor = is_tensor(d);
+  switch (m.axis) {
+    case Axis::kSharedStaging: {
+      const Staging v = parse_enum_value<Staging>(to_value(m), "shared_staging");
+      d.staging = v;
+      // An operand that stops being staged keeps the default lane mapping; prefetch needs staging.
+      if (!staged_a(v)) d.lane_a = LaneMap::kForward;
+      if (!staged_b(v)) d.lane_b = LaneMap::kForward;
+      if (v == Staging::kNone) d.prefetch = Prefetch::kNone;
+      return;
+    }
+    case Axis::kReadOnce: d.read_once = parse_enum_value<ReadOnce>(to_value(m), "read_once"); return;
+    case Axis::kLaneMapping: {
+      const std::string& s = m.direction;
+      if (s.size() < 3 || (s[0] != 'a' && s[0] != 'b') || s[1] != ':') {
+        throw MoveRejected{"expected a direction a:forward, a:reversed, b:forward or b:reversed for lane_mapping, got \"" +
+                           s + "\""};
+      }
+      (s[0] == 'a' ? d.lane_a : d.lane_b) = parse_enum_value<LaneMap>(s.substr(2), "lane_mapping");
+      return;
+    }
+    case Axis::kTile: {
+      const auto [dim, up] = parse_dim_step(m, "mnk");
+      if (dim == 'k') {
+        double_or_halve(d.tile.k, up, "tile.k");
+        return;
+      }
+      if (tensor) {
+        throw MoveRejected{"on a tensor-core design the tile's m and n are warps x fragments: step register_tile or "
+                           "warps instead"};
+      }
+      // The register tile follows, so the thread grid (and the block size) stays.
+      double_or_halve(dim_of(d, Axis::kTile, dim), up, std::string("tile.") + dim);
+      double_or_halve(dim_of(d, Axis::kRegisterTile, dim), up, std::string("register_tile.") + dim);
+      return;
+    }
+    case Axis::kRegisterTile: {
+      if (!tensor) {
+        // More outputs per thread in one dimension, fewer in the other, at the same tile.
+        exchange_factor(d, Axis::kRegisterTile, parse_exchange(m));
+        return;
+      }
+      const auto [dim, up] = parse_dim_step(m, "mn");
+      double_or_halve(dim_of(d, Axis::kRegisterTile, dim), up, std::string("register_tile.") + dim);
+      double_or_halve(dim_of(d, Axis::kTile, dim), up, std::string("tile.") + dim);
+      return;
+    }
+    case Axis::kPrefetch: d.prefetch = parse_enum_value<Prefetch>(to_value(m), "prefetch"); return;
+    case Axis::kTensorCore: {
+      if (!tensor) throw MoveRejected{"a SIMT design has no fragment shape (the engine class is fixed)"};
+      const Fragment v = parse_enum_value<Fragment>(to_value(m), "tensor_core");
+      const FragmentShape from = fragment_shape(d.fragment), to = fragment_shape(v);
+      if (to.m == 0) throw MoveRejected{"tensor_core none would change the engine class, a fixed property"};
+      const int warp_m = d.register_tile.m * from.m, warp_n = d.register_tile.n * from.n;
+      d.fragment = v;
+      if (warp_m % to.m == 0 && warp_n % to.n == 0) {
+        // Fragment shapes at the same warp tile: the fragments per warp follow.
+        d.register_tile = {warp_m / to.m, warp_n / to.n};
+      } else {
+        // The warp tile cannot hold the new shape: as few fragments as cover it, and the block
+        // tile follows.
+        d.register_tile = {std::max(1, warp_m / to.m), std::max(1, warp_n / to.n)};
+        d.tile.m = d.warps.m * d.register_tile.m * to.m;
+        d.tile.n = d.warps.n * d.register_tile.n * to.n;
+      }
+      if (d.tile.k % to.k != 0) d.tile.k = to.k;
+      return;
+    }
+    case Axis::kActivation:
+      d.activation = parse_enum_value<ActivationPlacement>(to_value(m), "activation");
+      return;
+    case Axis::kSplitK: {
+      if (m.direction != "up" && m.direction != "down") {
+        throw MoveRejected{"expected a direction up or down for split_k, got \"" + m.direction + "\""};
+      }
+      if (m.direction == "down" && d.split_k < 2) throw MoveRejected{"split_k is 1: it cannot go down"};
+      d.split_k = m.direction == "up" ? d.split_k * 2 : d.split_k / 2;
+      return;
+    }
+    case Axis::kWarps: {
+      exchange_factor(d, Axis::kWarps, parse_exchange(m));
+      if (tensor) {
+        // The warp tile keeps its fragments; the block tile changes shape.
+        d.tile.m = d.warps.m * d.register_tile.m * fragment_shape(d.fragment).m;
+        d.tile.n = d.warps.n * d.register_tile.n * fragment_shape(d.fragment).n;
+      }
+      return;
+    }
+    case Axis::kBoundary: d.boundary = parse_enum_value<Boundary>(to_value(m), "boundary"); return;
+    case Axis::kKRange: d.k_range = parse_enum_value<KRange>(to_value(m), "k_range"); return;
+  }
+}
+
+std::vector<int> parse_dims(const std::string& value, std::size_t count, const std::string& axis) {
+  const std::string shape = count == 3 ? "MxNxK" : "MxN";
+  std::vector<int> out;
+  std::stringstream ss(value);
+  std::string part;
+  while (std::getline(ss, part, 'x')) {
+    try {
+      std::size_t used = 0;
+      out.push_back(std::stoi(part, &used));
+      if (used != part.size()) throw std::invalid_argument("trailing");
+    } catch (const std::exception&) {
+      throw MoveRejected{"expected " + shape + " for " + axis + ", got \"" + value + "\""};
+    }
+  }
+  if (out.size() != count) throw MoveRejected{"expected " + shape + " for " + axis + ", got \"" + value + "\""};
+  return out;
+}
+
+// A set goes through the design's JSON form, so values are parsed and checked exactly as in
+// design.json.
+void apply_set(DesignPoint& d, const Move& m) {
+  Json j = design_to_json(d);
+  Json& axes = j["axes"];
+  const std::string key = to_string(m.axis);
+  switch (m.axis) {
+    case Axis::kTile: {
+      const auto v = parse_dims(m.value, 3, key);
+      axes[key] = {{"m", v[0]}, {"n", v[1]}, {"k", v[2]}};
+      break;
+    }
+    case Axis::kRegisterTile:
+    case Axis::kWarps: {
+      const auto v = parse_dims(m.value, 2, key);
+      axes[key] = {{"m", v[0]}, {"n", v[1]}};
+      break;
+    }
+    case Axis::kLaneMapping: {
+      const auto eq = m.value.find('=');
+      const std::string side = m.value.substr(0, eq);
+      if (eq == std::string::npos || (side != "a" && side != "b")) {
+        throw MoveRejected{"expected a=VALUE or b=VALUE for lane_mapping, got \"" + m.value + "\""};
+      }
+      axes[key][side] = m.value.substr(eq + 1);
+      break;
+    }
+    case Axis::kSplitK:
+      try {
+        std::size_t used = 0;
+        axes[key] = std::stoi(m.value, &used);
+        if (used != m.value.size()) throw std::invalid_argument("trailing");
+      } catch (const std::exception&) {
+        throw MoveRejected{"expected an integer for split_k, got \"" + m.value + "\""};
+      }
+      break;
+    default: axes[key] = m.value; break;
+  }
+  try {
+    d = design_from_json(j, "move");
+  } catch (const InputError& e) {
+    throw MoveRejected{e.what()};
+  }
+}
+
+std::optional<DesignPoint> apply_impl(const DesignPoint& d, const Move& m, std::string* why, bool validate = true) {
+  auto fail = [&](const std::string& text) -> std::optional<DesignPoint> {
+    if (why) *why = text;
+    return std::nullopt;
+  };
+  if (m.is_step() == !m.value.empty()) return fail("a move has either a direction or a value");
+  DesignPoint out = d;
+  try {
+    if (m.is_step()) {
+      apply_step(out, m);
+    } else {
+      apply_set(out, m);
+    }
+  } catch (const MoveRejected& r) {
+    return fail(r.why);
+  }
+  if (!validate) return out;  // apply(d, moves): a set to the current value is allowed there
+  if (same_axes(out, d)) return fail("it changes nothing");
+  if (const auto v = can_implement(out)) return fail("the result breaks rule " + v->rule + ": " + v->detail);
+  return out;
+}
+
+}  // namespace
+
+std::string to_string(const Move& m) {
+  std::string s = to_string(m.axis);
+  s += m.is_step() ? " " + m.direction : "=" + m.value;
+  if (m.coupled) s += " (" + to_string(*m.coupled) + " follows)";
+  return s;
+}
+
+std::string to_string(const std::vector<Move>& moves) {
+  std::string s;
+  for (const auto& m : moves) s += (s.empty() ? "" : " + ") + to_string(m);
+  return s;
+}
+
+std::optional<DesignPoint> try_apply(const DesignPoint& d, const Move& m, std::string* why) {
+  return apply_impl(d, m, why);
+}
+
+DesignPoint apply(const DesignPoint& d, const Move& m) {
+  std::string why;
+  auto out = apply_impl(d, m, &why);
+  if (!out) throw InputError("move", to_string(m), "cannot be applied to " + procedural_name(d) + ": " + why);
+  return *out;
+}
+
+DesignPoint apply(const DesignPoint& d, const std::vector<Move>& moves, const std::string& origin) {
+  // Validity is checked on the result only: moves given together (tile and register tile) may
+  // pass through a design that breaks a rule on the way.
+  DesignPoint out = d;
+  for (const auto& m : moves) {
+    std::string why;
+    auto next = apply_impl(out, m, &why, false);
+    if (!next) throw InputError(origin, to_string(m), "cannot be applied to " + procedural_name(out) + ": " + why);
+    out = std::move(*next);
+  }
+  if (const auto v = can_implement(out)) {
+    throw InputError(origin, to_string(moves), "the result breaks rule " + v->rule + ": " + v->detail);
+  }
+  return out;
+}
+
+std::optional<Axis> coupled_axis(const DesignPoint& d, const Move& m) {
+  if (!m.is_step()) return std::nullopt;
+  const bool tensor = is_tensor(d);
+  switch (m.axis) {
+    case Axis::kTile:
+      if (!tensor && m.direction.rfind("k:", 0) != 0) return Axis::kRegisterTile;
+      return std::nullopt;
+    case Axis::kRegisterTile:
+    case Axis::kWarps:
+      if (tensor) return Axis::kTile;
+      return std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+std::vector<Move> candidate_steps(const DesignPoint& d) {
+  std::vector<Move> out;
+  auto add = [&](Axis axis, const std::string& direction) {
+    Move m{axis, direction, "", std::nullopt};
+    m.coupled = coupled_axis(d, m);
+    out.push_back(m);
+  };
+  auto enum_steps = [&](Axis axis, auto current) {
+    using E = decltype(current);
+    for (E v : all_values<E>()) {
+      if (v != current) add(axis, "to:" + to_string(v));
+    }
+  };
+  const bool tensor = is_tensor(d);
+  enum_steps(Axis::kSharedStaging, d.staging);
+  enum_steps(Axis::kReadOnce, d.read_once);
+  add(Axis::kLaneMapping, "a:" + to_string(d.lane_a == LaneMap::kForward ? LaneMap::kReversed : LaneMap::kForward));
+  add(Axis::kLaneMapping, "b:" + to_string(d.lane_b == LaneMap::kForward ? LaneMap::kReversed : LaneMap::kForward));
+  if (!tensor) {
+    for (const char* s : {"m:up", "m:down", "n:up", "n:down"}) add(Axis::kTile, s);
+  }
+  add(Axis::kTile, "k:up");
+  add(Axis::kTile, "k:down");
+  if (!tensor) {
+    add(Axis::kRegisterTile, "m:up,n:down");
+    add(Axis::kRegisterTile, "n:up,m:down");
+  } else {
+    for (const char* s : {"m:up", "m:down", "n:up", "n:down"}) add(Axis::kRegisterTile, s);
+  }
+  enum_steps(Axis::kPrefetch, d.prefetch);
+  if (tensor) {
+    for (Fragment v : all_values<Fragment>()) {
+      if (v != d.fragment && v != Fragment::kNone) add(Axis::kTensorCore, "to:" + to_string(v));
+    }
+  }
+  enum_steps(Axis::kActivation, d.activation);
+  add(Axis::kSplitK, "up");
+  add(Axis::kSplitK, "down");
+  add(Axis::kWarps, "m:up,n:down");
+  add(Axis::kWarps, "n:up,m:down");
+  enum_steps(Axis::kBoundary, d.boundary);
+  enum_steps(Axis::kKRange, d.k_range);
+  return out;
+}
+
+std::optional<std::string> opposite_direction(const std::string& direction) {
+  if (direction == "up") return std::string("down");
+  if (direction == "down") return std::string("up");
+  if (direction == "m:up,n:down") return std::string("n:up,m:down");
+  if (direction == "n:up,m:down") return std::string("m:up,n:down");
+  if (direction.size() > 2 && direction[1] == ':') {
+    const std::string rest = direction.substr(2);
+    const std::string side = direction.substr(0, 2);
+    if (rest == "up") return side + "down";
+    if (rest == "down") return side + "up";
+    if (rest == "forward") return side + "reversed";
+    if (rest == "reversed") return side + "forward";
+  }
+  return std::nullopt;
+}
+
+Move parse_setting(const std::string& text, const std::string& origin) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) throw InputError(origin, text, "expected AXIS=VALUE");
+  const std::string key = text.substr(0, eq), value = text.substr(eq + 1);
+  if (value.empty()) throw InputError(origin, key, "no value after '='");
+  if (key == "lane_a" || key == "lane_b") return Move{Axis::kLaneMapping, "", key.substr(5) + "=" + value, std::nullopt};
+  Axis axis{};
+  if (!parse(key, axis)) {
+    std::string names;
+    for (const auto& n : axis_names()) names += (names.empty() ? "" : ", ") + n;
+    throw InputError(origin, key, "unknown axis (" + names + "; lane_a, lane_b for one operand's lane mapping)");
+  }
+  if (axis == Axis::kLaneMapping && value.find('=') == std::string::npos) {
+    throw InputError(origin, key, "expected lane_mapping=a=VALUE, or lane_a=VALUE / lane_b=VALUE");
+  }
+  return Move{axis, "", value, std::nullopt};
+}
+
+Json move_to_json(const Move& m) {
+  Json j{{"axis", to_string(m.axis)}};
+  if (m.is_step()) {
+    j["direction"] = m.direction;
+  } else {
+    j["value"] = m.value;
+  }
+  j["coupled"] = m.coupled ? Json(to_string(*m.coupled)) : Json(nullptr);
+  return j;
+}
+
+Move move_from_json(const Json& j, const std::string& file, const std::string& where) {
+  if (!j.is_object()) throw InputError(file, where, "a move must be an object {\"axis\": ..., \"direction\" or \"value\": ...}");
+  for (const auto& [key, _] : j.items()) {
+    if (key != "axis" && key != "direction" && key != "value" && key != "coupled") {
+      throw InputError(file, where + "." + key, "unknown field (axis, direction, value, coupled)");
+    }
+  }
+  auto text = [&](const std::string& key) -> std::string {
+    if (!j.contains(key) || j.at(key).is_null()) return "";
+    if (!j.at(key).is_string()) throw InputError(file, where + "." + key, "must be a string");
+    return j.at(key).get<std::string>();
+  };
+  Move m;
+  const std::string axis = text("axis");
+  if (axis.empty()) throw InputError(file, where + ".axis", "missing");
+  if (!parse(axis, m.axis)) throw InputError(file, where + ".axis", "unknown axis \"" + axis + "\"");
+  m.direction = text("direction");
+  m.value = text("value");
+  if (m.direction.empty() == m.value.empty()) {
+    throw InputError(file, where, "give exactly one of \"direction\" (a step) and \"value\" (a set)");
+  }
+  const std::string coupled = text("coupled");
+  if (!coupled.empty()) {
+    Axis c{};
+    if (!parse(coupled, c)) throw InputError(file, where + ".coupled", "unknown axis \"" + coupled + "\"");
+    m.coupled = c;
+  }
+  return m;
+}
+
+}  // namespace vxsynth::design
