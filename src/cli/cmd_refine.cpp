@@ -1,0 +1,148 @@
+// vxsynth refine: the refinement loop (docs/refine.md).
+//   refine --reference R.json [--reference R2.json ...] --out DIR [--budget revisions=12,device=300,rounds=0]
+//          [--resume] [--generator CMD] [--replay STORE] [--start DESIGN.json ...]
+//   refine --import-profile PROFILE_DIR --store STORE     (a `gpu profile` folder -> replay store)
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli/command.h"
+#include "common/error.h"
+#include "refine/external.h"
+#include "refine/gpu_evaluator.h"
+#include "refine/loop.h"
+#include "refine/replay.h"
+
+namespace vxsynth::cli {
+namespace {
+
+struct RefineOptions {
+  std::vector<std::string> references, starts;
+  std::vector<std::string> replay;
+  std::string out, budget, generator, sim_check = "run", retention = "averaged";
+  std::string import_profile, store, cache_dir;
+  double margin = -1, pace = 0, generator_timeout = 900;
+  int repeats = 0, width = 4, pair_after = 3;
+  std::uint64_t seed = 0;
+  bool resume = false;
+};
+
+refine::Budget parse_budget(const std::string& text) {
+  refine::Budget b;
+  if (text.empty()) return b;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) throw InputError("--budget", item, "expected KEY=VALUE (revisions=N, device=SECONDS, rounds=N)");
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    try {
+      std::size_t used = 0;
+      const double v = std::stod(value, &used);
+      if (used != value.size() || v < 0) throw std::invalid_argument("bad");
+      if (key == "revisions") b.revisions = static_cast<int>(v);
+      else if (key == "device") b.device_seconds = v;
+      else if (key == "rounds") b.rounds = static_cast<int>(v);
+      else throw InputError("--budget", key, "unknown budget (revisions, device, rounds)");
+    } catch (const InputError&) {
+      throw;
+    } catch (const std::exception&) {
+      throw InputError("--budget", key, "expected a non-negative number, got \"" + value + "\"");
+    }
+  }
+  return b;
+}
+
+int run_refine(const RefineOptions& o) {
+  if (!o.import_profile.empty()) {
+    if (o.store.empty()) throw InputError("--store", "", "required with --import-profile (the replay store to write)");
+    const auto keys = refine::import_profile(o.import_profile, o.store);
+    std::cout << "imported " << keys.size() << " evaluations from " << o.import_profile << " into " << o.store << "\n";
+    return kExitOk;
+  }
+  if (o.references.empty()) throw InputError("--reference", "", "required (reference.json of each chain)");
+  if (o.out.empty()) throw InputError("--out", "", "required (the folder for records and evaluations)");
+  if (!o.starts.empty() && o.starts.size() != o.references.size()) {
+    throw InputError("--start", "", "give one --start per --reference, in the same order, or none");
+  }
+  if (o.sim_check != "run" && o.sim_check != "skip") throw InputError("--sim-check", o.sim_check, "expected run or skip");
+  refine::LoopOptions lo;
+  lo.out_dir = o.out;
+  lo.resume = o.resume;
+  lo.budget = parse_budget(o.budget);
+  lo.width = o.width;
+  if (lo.width < 1) throw InputError("--width", "", "must be at least 1");
+  lo.retention = refine::retention_preset(o.retention);
+  if (o.margin >= 0 || o.repeats > 0) {
+    lo.retention.name = "custom";
+    if (o.margin >= 0) lo.retention.margin = o.margin;
+    if (o.repeats > 0) lo.retention.repeats = o.repeats;
+  }
+  std::vector<refine::ChainSpec> chains;
+  for (std::size_t i = 0; i < o.references.size(); ++i) {
+    chains.push_back({o.references[i], o.starts.empty() ? "" : o.starts[i], ""});
+  }
+  const std::string work = o.out + "/work";
+  std::unique_ptr<refine::Evaluator> evaluator;
+  if (!o.replay.empty()) {
+    evaluator = std::make_unique<refine::ReplayEvaluator>(o.replay, work,
+                                                          o.sim_check == "run" ? refine::SimCheck::run : refine::SimCheck::skip,
+                                                          o.pace);
+  } else {
+    gpu::DriverOptions d;
+    d.cache_dir = o.cache_dir;
+    d.seed = o.seed;
+    evaluator = std::make_unique<refine::GpuEvaluator>(work, lo.retention.repeats, d);
+  }
+  std::unique_ptr<refine::Strategy> strategy;
+  if (!o.generator.empty()) {
+    strategy = std::make_unique<refine::ExternalGenerator>(refine::ExternalOptions{o.generator, o.generator_timeout});
+  } else {
+    refine::BuiltinOptions bo;
+    bo.pair_after = o.pair_after;
+    strategy = std::make_unique<refine::BuiltinStrategy>(bo);
+  }
+  std::cout << "refine: " << chains.size() << " chain(s), evaluator " << evaluator->name() << ", strategy "
+            << strategy->name() << ", retention " << lo.retention.name << " (D of the mean of " << lo.retention.repeats
+            << " profile(s), margin " << lo.retention.margin << ")" << (o.resume ? ", resuming" : "") << std::endl;
+  const auto result = refine::run_refinement(chains, std::move(evaluator), *strategy, lo, &std::cout);
+  std::cout << refine::format_table(result);
+  std::cout << "\nevaluations: " << result.evaluated << " made, " << result.reused << " reused from " << o.out
+            << "/evaluations; device " << result.device_seconds << " s, simulator " << result.sim_seconds << " s\n";
+  std::cout << "records: " << o.out << "/<chain>/revisions.jsonl\n";
+  return kExitOk;
+}
+
+const CommandRegistrar reg(
+    "refine", "refinement loop: revise designs, profile, retain or revert, record every revision (resumable)", 60,
+    [](CLI::App& sub) -> Runner {
+      auto o = std::make_shared<RefineOptions>();
+      sub.add_option("--reference", o->references, "reference.json of a workload kernel (repeatable: one chain each)");
+      sub.add_option("--start", o->starts, "start design per --reference (default: the reference's seed design)");
+      sub.add_option("--out", o->out, "output folder: <chain>/revisions.jsonl, evaluations/, work/");
+      sub.add_option("--budget", o->budget, "revisions=N (per chain, default 12), device=SECONDS (whole run), rounds=N");
+      sub.add_flag("--resume", o->resume, "continue the run in --out after an interruption (kill -9 included)");
+      sub.add_option("--generator", o->generator,
+                     "external generator command (sh -c) instead of the built-in strategy; protocol in docs/refine.md");
+      sub.add_option("--generator-timeout", o->generator_timeout, "seconds one generator run may take")->capture_default_str();
+      sub.add_option("--replay", o->replay, "answer from this evaluation store instead of the GPU (repeatable: the first holding a candidate answers)");
+      sub.add_option("--sim-check", o->sim_check,
+                     "replay: run (the candidate check on the simulator when none is recorded) | skip")
+          ->capture_default_str();
+      sub.add_option("--replay-pace", o->pace, "replay: seconds per evaluation (to watch progress or test interruption)");
+      sub.add_option("--retention", o->retention, "averaged (mean of 3 profiles, margin 0.005) | single (1 profile, 0.013)")
+          ->capture_default_str();
+      sub.add_option("--margin", o->margin, "retention margin (overrides the rule's)");
+      sub.add_option("--repeats", o->repeats, "profiles per candidate (overrides the rule's)");
+      sub.add_option("--width", o->width, "revisions per chain per round")->capture_default_str();
+      sub.add_option("--pair-after", o->pair_after, "reverted single moves before two are combined")->capture_default_str();
+      sub.add_option("--seed", o->seed, "GPU: input seed of the checks (0 = fresh)");
+      sub.add_option("--cache-dir", o->cache_dir, "GPU: nvcc build cache");
+      sub.add_option("--import-profile", o->import_profile, "make replay-store entries from a `gpu profile` folder of one-axis sets");
+      sub.add_option("--store", o->store, "with --import-profile: the store to write");
+      sub.footer("Exit codes: 0 success, 1 the work failed, 2 bad usage or bad input.");
+      return [o] { return run_refine(*o); };
+    });
+
+}  // namespace
+}  // namespace vxsynth::cli

@@ -1,0 +1,210 @@
+#include "refine/evaluation.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/error.h"
+#include "gpu/sha256.h"
+
+namespace vxsynth::refine {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kEvaluationKind = "evaluation";
+constexpr int kEvaluationVersion = 1;
+
+Json values_to_json(const signature::MetricValues& v) {
+  Json j = Json::object();
+  for (const auto& m : signature::metric_table()) {
+    const auto i = signature::index_of(m.id);
+    j[std::string(m.key)] = v[i] ? Json(*v[i]) : Json(nullptr);
+  }
+  return j;
+}
+
+signature::MetricValues values_from_json(const Json& j, const std::string& file, const std::string& where) {
+  if (!j.is_object()) throw InputError(file, where, "expected an object of metric id -> number|null");
+  signature::MetricValues v{};
+  for (const auto& [key, value] : j.items()) {
+    const auto id = signature::metric_from_key(key);
+    if (!id) throw InputError(file, where + "." + key, "unknown metric id");
+    if (value.is_null()) continue;
+    if (!value.is_number()) throw InputError(file, where + "." + key, "expected a number or null");
+    v[signature::index_of(*id)] = value.get<double>();
+  }
+  for (const auto& m : signature::metric_table()) {
+    if (!j.contains(std::string(m.key))) throw InputError(file, where + "." + std::string(m.key), "missing (null if unmeasured)");
+  }
+  return v;
+}
+
+double number_or(const Json& j, const char* key, double fallback) {
+  return j.contains(key) && j.at(key).is_number() ? j.at(key).get<double>() : fallback;
+}
+
+std::string text_or(const Json& j, const char* key) {
+  return j.contains(key) && j.at(key).is_string() ? j.at(key).get<std::string>() : std::string();
+}
+
+}  // namespace
+
+std::string sha256_hex(const std::string& text) {
+  gpu::Sha256 h;
+  h.update(text);
+  return h.hex_digest();
+}
+
+std::string sha256_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return sha256_hex(ss.str());
+}
+
+std::string design_key(const design::DesignPoint& d) {
+  Json j = design::design_to_json(d);
+  j.erase("reference");
+  return "design-" + sha256_hex(j.dump()).substr(0, 16);
+}
+
+std::string source_key(const std::string& cuda_text) { return "source-" + sha256_hex(cuda_text).substr(0, 16); }
+
+Json CheckOutcome::to_json() const {
+  Json j{{"status", status}, {"against", against}};
+  if (status == "passed" || status == "failed") {
+    j["max_abs_error"] = max_abs_error;
+    j["max_rel_error"] = max_rel_error;
+    j["worst_ratio"] = worst_ratio;
+    j["count"] = count;
+    j["failed"] = failed;
+  }
+  if (!message.empty()) j["message"] = message;
+  return j;
+}
+
+CheckOutcome CheckOutcome::from_json(const Json& j, const std::string& file, const std::string& where) {
+  if (!j.is_object()) throw InputError(file, where, "expected a check object {\"status\": ...}");
+  CheckOutcome c;
+  c.status = text_or(j, "status");
+  if (c.status != "passed" && c.status != "failed" && c.status != "error" && c.status != "not-run" && c.status != "skipped") {
+    throw InputError(file, where + ".status", "expected passed, failed, error, not-run or skipped, got \"" + c.status + "\"");
+  }
+  c.against = text_or(j, "against");
+  c.max_abs_error = number_or(j, "max_abs_error", 0);
+  c.max_rel_error = number_or(j, "max_rel_error", 0);
+  c.worst_ratio = number_or(j, "worst_ratio", 0);
+  c.count = static_cast<std::int64_t>(number_or(j, "count", 0));
+  c.failed = static_cast<std::int64_t>(number_or(j, "failed", 0));
+  c.message = text_or(j, "message");
+  return c;
+}
+
+void Evaluation::set_mean() {
+  mean = {};
+  for (std::size_t i = 0; i < signature::kMetricCount; ++i) {
+    double sum = 0;
+    int n = 0;
+    for (const auto& p : profiles) {
+      if (p[i]) {
+        sum += *p[i];
+        ++n;
+      }
+    }
+    // A metric counts only when every repeat measured it.
+    if (n > 0 && n == static_cast<int>(profiles.size())) mean[i] = sum / n;
+  }
+}
+
+Json Evaluation::to_json() const {
+  Json j{{"schema", schema_id(kEvaluationKind, kEvaluationVersion)},
+         {"key", key},
+         {"design_name", design_name},
+         {"origin", origin},
+         {"source_check", source_check.to_json()}};
+  Json p = Json::array();
+  for (const auto& v : profiles) p.push_back(values_to_json(v));
+  j["profiles"] = p;
+  j["launch_block_size"] = launch_block_size;
+  j["device_seconds"] = device_seconds;
+  j["candidate_check"] = candidate_check ? candidate_check->to_json() : Json(nullptr);
+  j["sim_seconds"] = sim_seconds;
+  j["cuda_sha256"] = cuda_sha256;
+  j["vortex_sha256"] = vortex_sha256;
+  return j;
+}
+
+Evaluation Evaluation::from_json(const Json& j, const std::string& file) {
+  require_schema(j, kEvaluationKind, kEvaluationVersion, file);
+  for (const auto& [k, _] : j.items()) {
+    static const char* known[] = {"schema",          "key",             "design_name", "origin",
+                                  "source_check",    "profiles",        "launch_block_size", "device_seconds",
+                                  "candidate_check", "sim_seconds",     "cuda_sha256", "vortex_sha256"};
+    bool ok = false;
+    for (const char* n : known) ok |= k == n;
+    if (!ok) throw InputError(file, k, "unknown field");
+  }
+  Evaluation e;
+  e.key = get_field<std::string>(j, "key", file);
+  e.design_name = text_or(j, "design_name");
+  e.origin = text_or(j, "origin");
+  if (!j.contains("source_check")) throw InputError(file, "source_check", "missing");
+  e.source_check = CheckOutcome::from_json(j.at("source_check"), file, "source_check");
+  if (!j.contains("profiles") || !j.at("profiles").is_array()) throw InputError(file, "profiles", "expected an array");
+  for (std::size_t i = 0; i < j.at("profiles").size(); ++i) {
+    e.profiles.push_back(values_from_json(j.at("profiles")[i], file, "profiles[" + std::to_string(i) + "]"));
+  }
+  e.set_mean();
+  e.launch_block_size = static_cast<int>(number_or(j, "launch_block_size", 0));
+  e.device_seconds = number_or(j, "device_seconds", 0);
+  if (j.contains("candidate_check") && !j.at("candidate_check").is_null()) {
+    e.candidate_check = CheckOutcome::from_json(j.at("candidate_check"), file, "candidate_check");
+  }
+  e.sim_seconds = number_or(j, "sim_seconds", 0);
+  e.cuda_sha256 = text_or(j, "cuda_sha256");
+  e.vortex_sha256 = text_or(j, "vortex_sha256");
+  return e;
+}
+
+EvaluationStore::EvaluationStore(std::string dir, bool create) : dir_(std::move(dir)) {
+  std::error_code ec;
+  if (create) fs::create_directories(dir_, ec);
+  if (!fs::is_directory(dir_)) {
+    throw InputError(dir_, "", create ? "cannot create the evaluation folder" : "no such evaluation store (a folder of vxsynth.evaluation/1 files)");
+  }
+}
+
+std::string EvaluationStore::path_of(const std::string& key) const {
+  for (const char c : key) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')) {
+      throw InputError("evaluation key", key, "only letters, digits, '-' and '_' are allowed");
+    }
+  }
+  return (fs::path(dir_) / (key + ".json")).string();
+}
+
+std::optional<Evaluation> EvaluationStore::get(const std::string& key) const {
+  const std::string path = path_of(key);
+  if (!fs::is_regular_file(path)) return std::nullopt;
+  Evaluation e = Evaluation::from_json(read_json_file(path), path);
+  if (e.key != key) throw InputError(path, "key", "is \"" + e.key + "\", the file name says \"" + key + "\"");
+  return e;
+}
+
+void EvaluationStore::put(const Evaluation& e) const { write_json_file(path_of(e.key), e.to_json()); }
+
+std::vector<std::string> EvaluationStore::keys() const {
+  std::vector<std::string> out;
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    if (entry.path().extension() == ".json") out.push_back(entry.path().stem().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace vxsynth::refine

@@ -1,0 +1,49 @@
+// The evaluator interface of the refinement loop, and its two implementations' common
+// wrapper. One round hands every pending candidate of every chain to evaluate() at once (the
+// GPU evaluator turns that into one build + one ncu process); candidate_check() then runs on
+// the candidates that may be retained.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "refine/evaluation.h"
+
+namespace vxsynth::refine {
+
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+  virtual std::string name() const = 0;  // "gpu", "replay"
+  // False when this evaluator cannot answer for the candidate (replay: nothing recorded). The
+  // built-in strategy proposes only available candidates.
+  virtual bool available(const Candidate& c) const = 0;
+  // Source-output check + profiles for every candidate, in order. A candidate that fails to
+  // build or is rejected by the sandbox comes back with source_check.status "error".
+  virtual std::vector<Evaluation> evaluate(const std::vector<Candidate>& batch) = 0;
+  // The candidate check of each candidate, in order.
+  virtual std::vector<std::pair<CheckOutcome, double>> candidate_check(const std::vector<Candidate>& batch) = 0;
+};
+
+// The run's own store in front of another evaluator: a key already evaluated in this run
+// (before a kill, or in an earlier round) is answered from OUT/evaluations and never sent to
+// the device again; every new evaluation is stored as soon as the inner evaluator returns it.
+class CachingEvaluator : public Evaluator {
+ public:
+  CachingEvaluator(std::unique_ptr<Evaluator> inner, EvaluationStore store);
+  std::string name() const override { return inner_->name(); }
+  bool available(const Candidate& c) const override;
+  std::vector<Evaluation> evaluate(const std::vector<Candidate>& batch) override;
+  std::vector<std::pair<CheckOutcome, double>> candidate_check(const std::vector<Candidate>& batch) override;
+  int reused() const { return reused_; }      // evaluations answered from the store
+  int evaluated() const { return evaluated_; }  // evaluations the inner evaluator made
+  const EvaluationStore& store() const { return store_; }
+
+ private:
+  std::unique_ptr<Evaluator> inner_;
+  EvaluationStore store_;
+  int reused_ = 0, evaluated_ = 0;
+};
+
+}  // namespace vxsynth::refine

@@ -1,0 +1,202 @@
+#include "refine/gpu_evaluator.h"
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+
+#include "codegen/benchmark.h"
+#include "common/error.h"
+#include "gpu/candidate_build.h"
+#include "gpu/elf_inspect.h"
+#include "gpu/sandbox.h"
+#include "ops/op_spec.h"
+#include "ops/tensor_file.h"
+#include "refine/replay.h"
+
+namespace vxsynth::refine {
+
+namespace fs = std::filesystem;
+
+GpuEvaluator::GpuEvaluator(std::string work_dir, int repeats, gpu::DriverOptions driver)
+    : work_dir_(std::move(work_dir)), repeats_(repeats), driver_(std::move(driver)) {}
+
+void GpuEvaluator::stage(const std::vector<Candidate>& batch, const std::string& dir, std::vector<std::string>& sources,
+                         std::vector<std::string>& op_files, std::vector<std::string>& op_names) {
+  fs::create_directories(fs::path(dir) / "cu");
+  fs::create_directories(fs::path(dir) / "ops");
+  std::map<std::string, std::string> op_of_chain;
+  for (const auto& c : batch) {
+    std::string source;
+    if (c.cuda_source.empty()) {
+      codegen::BenchmarkOptions bo;
+      bo.write_data = false;
+      const auto files = codegen::write_benchmark(c.design, (fs::path(dir) / "gen" / c.key).string(), bo);
+      source = files.cuda_source;
+    } else {
+      source = c.cuda_source;
+    }
+    // The harness names a candidate by its file stem: the key keeps them apart.
+    const fs::path staged = fs::path(dir) / "cu" / (c.key + ".cu");
+    fs::copy_file(source, staged, fs::copy_options::overwrite_existing);
+    sources.push_back(staged.string());
+    if (!op_of_chain.count(c.chain)) {
+      const fs::path op = fs::path(dir) / "ops" / (c.chain + ".json");
+      write_json_file(op.string(), ops::op_spec_to_json(c.design.op));
+      op_of_chain[c.chain] = op.string();
+      op_files.push_back(op.string());
+    }
+    op_names.push_back(c.chain);
+  }
+}
+
+std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& batch) {
+  const fs::path dir = fs::path(work_dir_) / ("round-" + std::to_string(++round_));
+  std::vector<std::string> sources, op_files, op_names;
+  stage(batch, dir.string(), sources, op_files, op_names);
+  std::vector<Evaluation> out(batch.size());
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    out[i].key = batch[i].key;
+    out[i].design_name = batch[i].cuda_source.empty() ? design::procedural_name(batch[i].design) : "";
+    out[i].cuda_sha256 = sha256_file(sources[i]);
+    out[i].source_check.status = "error";
+    out[i].source_check.message = "not profiled";
+  }
+  // Builds and the sandbox first, one by one, so a candidate that fails is rejected alone.
+  gpu::BuildOptions bo;
+  bo.cache_dir = driver_.cache_dir;
+  bo.extra_flags = driver_.nvcc_flags;
+  const auto builds = gpu::build_candidates(sources, bo, driver_.jobs);
+  std::vector<std::string> admitted;
+  std::vector<std::size_t> admitted_index;
+  for (std::size_t i = 0; i < builds.size(); ++i) {
+    if (!builds[i].error.empty()) {
+      out[i].source_check.message = "build failed: " + builds[i].error.substr(0, 600);
+      continue;
+    }
+    const auto verdict = gpu::check_sandbox(gpu::inspect_elf(builds[i].shared_object));
+    if (!verdict.ok()) {
+      out[i].source_check.message = "sandbox: " + verdict.describe(sources[i]);
+      continue;
+    }
+    admitted.push_back(sources[i]);
+    admitted_index.push_back(i);
+  }
+  if (admitted.empty()) return out;
+  gpu::ProfileRequest req;
+  req.ops = op_files;
+  req.candidates = admitted;
+  req.out_dir = (dir / "profile").string();
+  req.with_reference = false;
+  req.repeat = repeats_;
+  gpu::ProfileOutcome po;
+  try {
+    po = gpu::profile_candidates(req, driver_);
+  } catch (const WorkError& e) {
+    // A candidate that brings the harness down (a fault, a hang) takes its batch with it: every
+    // candidate of the batch is rejected with the reason, and the loop goes on.
+    for (const std::size_t i : admitted_index) {
+      out[i].source_check.message = std::string("the profile job failed: ") + e.what();
+      if (out[i].source_check.message.size() > 600) out[i].source_check.message.resize(600);
+    }
+    return out;
+  }
+  const double share = po.total_seconds / static_cast<double>(admitted.size());
+  // The op file stems are the chain names (gpu::job_ops); a candidate answers for its own op.
+  for (std::size_t j = 0; j < admitted.size(); ++j) {
+    const std::size_t i = admitted_index[j];
+    Evaluation& e = out[i];
+    const std::string cand = fs::path(sources[i]).stem().string();
+    const std::string op = op_names[i];
+    e.device_seconds = share;
+    e.origin = po.result.device + ", " + req.out_dir;
+    for (const auto& check : po.result.checks) {
+      if (check.candidate != cand || check.op != op) continue;
+      e.source_check.status = check.status == "passed" ? "passed" : check.status == "failed" ? "failed" : "error";
+      e.source_check.against = "vendor operator";
+      e.source_check.message = check.status == "unsupported" ? "the candidate declined its own op" : check.message;
+      const Json& q = check.equivalence;
+      if (q.is_object()) {
+        e.source_check.max_abs_error = q.value("max_abs_error", 0.0);
+        e.source_check.max_rel_error = q.value("max_rel_error", 0.0);
+        e.source_check.worst_ratio = q.value("worst_ratio", 0.0);
+        e.source_check.count = q.value("count", std::int64_t{0});
+        e.source_check.failed = q.value("failed", std::int64_t{0});
+      }
+    }
+    for (const auto& l : po.mapping.launches) {
+      if (l.launch.candidate != cand || l.launch.op != op) continue;
+      e.profiles.push_back(l.primary().values);
+      if (l.primary().launch) e.launch_block_size = static_cast<int>(l.primary().launch->block_size);
+    }
+    e.set_mean();
+    if (e.source_check.passed() && e.profiles.empty()) {
+      e.source_check.status = "error";
+      e.source_check.message = "passed its check but ncu profiled no launch of it";
+    }
+  }
+  return out;
+}
+
+std::vector<std::pair<CheckOutcome, double>> GpuEvaluator::candidate_check(const std::vector<Candidate>& batch) {
+  const fs::path dir = fs::path(work_dir_) / ("check-" + std::to_string(round_));
+  std::vector<std::string> sources, op_files, op_names;
+  stage(batch, dir.string(), sources, op_files, op_names);
+  gpu::RunRequest req;
+  req.ops = op_files;
+  req.candidates = sources;
+  req.out_dir = (dir / "run").string();
+  req.cpu_check = gpu::CpuCheck::off;
+  req.write_tensors = true;
+  std::vector<std::pair<CheckOutcome, double>> out;
+  gpu::RunOutcome ro;
+  try {
+    ro = gpu::run_candidates(req, driver_);
+  } catch (const WorkError& e) {
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      CheckOutcome f;
+      f.status = "error";
+      f.message = std::string("the run job failed: ") + e.what();
+      if (f.message.size() > 600) f.message.resize(600);
+      out.push_back({f, 0.0});
+    }
+    return out;
+  }
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const std::string cand = fs::path(sources[i]).stem().string();
+    const gpu::CheckRecord* rec = nullptr;
+    for (const auto& c : ro.result.checks) {
+      if (c.candidate == cand && c.op == op_names[i]) rec = &c;
+    }
+    if (rec == nullptr || rec->status == "unsupported" || rec->status == "error") {
+      CheckOutcome f;
+      f.status = "error";
+      f.message = "the CUDA candidate did not run on its op in run mode";
+      out.push_back({f, 0.0});
+      continue;
+    }
+    const fs::path tensors = fs::path(req.out_dir) / gpu::segment_name(cand, op_names[i]);
+    // The Vortex side gets the inputs of the same seed; check the bits are the same.
+    auto result = simulator_check(batch[i], dir.string(), rec->seed, (tensors / "y_candidate.tensor").string(),
+                                  "cuda-candidate output (seed " + std::to_string(rec->seed) + ")");
+    const fs::path vdata = dir / ("sim-" + batch[i].key) / "vortex" / "data";
+    for (const auto& t : fs::directory_iterator(tensors)) {
+      const std::string stem = t.path().stem().string();
+      if (stem == "y_vendor" || stem == "y_candidate") continue;
+      const fs::path mine = vdata / (stem + ".vxt");
+      bool same = fs::exists(mine);
+      if (same) {
+        const ops::Tensor a = ops::read_tensor_file(mine.string()), b = ops::read_tensor_file(t.path().string());
+        same = a.dtype() == b.dtype() && a.shape() == b.shape();
+        for (std::int64_t k = 0; same && k < a.numel(); ++k) same = a.bits(k) == b.bits(k);
+      }
+      if (!same) {
+        result.first.status = "error";
+        result.first.message = "input " + stem + " differs between the CUDA run and the Vortex benchmark";
+      }
+    }
+    out.push_back(result);
+  }
+  return out;
+}
+
+}  // namespace vxsynth::refine

@@ -1,0 +1,61 @@
+// The refinement loop (docs/refine.md): chains of revisions from a start design, evaluated in
+// rounds (every pending candidate of every chain in one batch), retained by the retention
+// rule, recorded line by line in OUT/<chain>/revisions.jsonl, resumable after a kill.
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "refine/evaluator.h"
+#include "refine/retention.h"
+#include "refine/strategy.h"
+#include "signature/distance.h"
+
+namespace vxsynth::refine {
+
+struct ChainSpec {
+  std::string reference;     // reference.json of the workload kernel
+  std::string start_design;  // "" = the reference's seed design
+  std::string name;          // "" = the reference's folder name
+};
+
+struct Budget {
+  int revisions = 12;         // attempts per chain after the start
+  double device_seconds = 0;  // device time of the whole run (0 = no limit)
+  int rounds = 0;             // 0 = no limit
+};
+
+struct LoopOptions {
+  std::string out_dir;
+  bool resume = false;
+  Budget budget;
+  int width = 4;  // proposals per chain per round
+  RetentionRule retention;
+  signature::DistanceConfig distance;
+};
+
+struct ChainResult {
+  std::string name;
+  std::vector<RevisionRecord> records;
+  int best_revision = 0;
+  double start_d = 0, best_d = 0;
+  std::string stop_reason;
+};
+
+struct LoopResult {
+  std::vector<ChainResult> chains;
+  int evaluated = 0, reused = 0;  // evaluations made now / answered from OUT/evaluations
+  double device_seconds = 0, sim_seconds = 0;
+};
+
+// `evaluator` is wrapped in the run's own store (OUT/evaluations). Progress lines go to
+// `progress` (may be null).
+LoopResult run_refinement(const std::vector<ChainSpec>& chains, std::unique_ptr<Evaluator> evaluator, Strategy& strategy,
+                          const LoopOptions& options, std::ostream* progress);
+
+// The final table: each revision, its move, D, delta D, decision.
+std::string format_table(const LoopResult& result);
+
+}  // namespace vxsynth::refine

@@ -1,0 +1,295 @@
+#include "refine/strategy.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "design/neighbours.h"
+#include "design/validity.h"
+
+namespace vxsynth::refine {
+
+using design::Axis;
+using design::Move;
+using signature::MetricId;
+
+namespace {
+
+std::string fmt(double v, int digits = 3) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+const RevisionRecord* find_record(const ChainState& c, int revision) {
+  for (const auto& r : c.records) {
+    if (r.revision == revision) return &r;
+  }
+  return nullptr;
+}
+
+bool has_signature(const RevisionRecord& r) { return r.d.has_value(); }
+
+}  // namespace
+
+const ResponseTable& prior_responses() {
+  // Magnitudes from the method's published responses (docs/refine.md, "Response table"): where
+  // the paper gives a number it is used; a response it names without a number is 0.05; a
+  // metric it says the axis leaves alone is 0.
+  static const ResponseTable table = [] {
+    ResponseTable t{};
+    auto set = [&t](Axis a, MetricId m, double v) { t[design::index_of(a)][signature::index_of(m)] = v; };
+    using M = MetricId;
+    // Shared-memory staging (linear layers: L1 -0.55, coalescing +0.56, occupancy -0.15; work
+    // per byte 0.05).
+    set(Axis::kSharedStaging, M::kL1HitRate, 0.55);
+    set(Axis::kSharedStaging, M::kCoalescing, 0.56);
+    set(Axis::kSharedStaging, M::kL2HitRate, 0.16);
+    set(Axis::kSharedStaging, M::kOccupancy, 0.15);
+    set(Axis::kSharedStaging, M::kArithmeticIntensity, 0.05);
+    set(Axis::kSharedStaging, M::kDramBandwidth, 0.05);
+    // Read-once staging: the opposite direction on the traffic metrics (+0.52 L1 in the pi0 case).
+    set(Axis::kReadOnce, M::kL1HitRate, 0.52);
+    set(Axis::kReadOnce, M::kCoalescing, 0.16);
+    set(Axis::kReadOnce, M::kL2HitRate, 0.16);
+    set(Axis::kReadOnce, M::kArithmeticIntensity, 0.05);
+    set(Axis::kReadOnce, M::kDramBandwidth, 0.05);
+    // Lane-contiguous mapping: traffic metrics 0.16 on average, coalescing first.
+    set(Axis::kLaneMapping, M::kCoalescing, 0.16);
+    set(Axis::kLaneMapping, M::kL1HitRate, 0.16);
+    set(Axis::kLaneMapping, M::kL2HitRate, 0.16);
+    set(Axis::kLaneMapping, M::kArithmeticIntensity, 0.05);
+    set(Axis::kLaneMapping, M::kDramBandwidth, 0.05);
+    // Tile, register tile, prefetch: about 0.06 in both traffic and work-per-byte groups;
+    // register tiling lowers occupancy by 0.07-0.13; prefetch raises DRAM bandwidth.
+    for (Axis a : {Axis::kTile, Axis::kRegisterTile, Axis::kPrefetch}) {
+      for (M m : {M::kL1HitRate, M::kL2HitRate, M::kCoalescing, M::kArithmeticIntensity, M::kDramBandwidth}) set(a, m, 0.06);
+    }
+    set(Axis::kRegisterTile, M::kOccupancy, 0.10);
+    set(Axis::kTile, M::kOccupancy, 0.05);
+    set(Axis::kPrefetch, M::kOccupancy, 0.05);
+    set(Axis::kTile, M::kComputeThroughput, 0.05);
+    // Tensor-core lowering: coalescing 0.91 (lane-to-element mapping).
+    set(Axis::kTensorCore, M::kCoalescing, 0.91);
+    set(Axis::kTensorCore, M::kTensorUtilization, 0.05);
+    // Fused-activation stripping and the generic K range: set by the op in the seed.
+    set(Axis::kActivation, M::kDramBandwidth, 0.05);
+    set(Axis::kActivation, M::kComputeThroughput, 0.05);
+    set(Axis::kKRange, M::kComputeThroughput, 0.05);
+    // Split-K: DRAM bandwidth and achieved compute (more parallelism along K).
+    set(Axis::kSplitK, M::kDramBandwidth, 0.05);
+    set(Axis::kSplitK, M::kComputeThroughput, 0.05);
+    set(Axis::kSplitK, M::kOccupancy, 0.05);
+    set(Axis::kSplitK, M::kL2HitRate, 0.05);
+    // Per-block decomposition: coalescing first.
+    set(Axis::kWarps, M::kCoalescing, 0.16);
+    set(Axis::kWarps, M::kL1HitRate, 0.05);
+    set(Axis::kWarps, M::kOccupancy, 0.05);
+    // Boundary handling: machine-busy metrics and the loads of the edge tiles.
+    set(Axis::kBoundary, M::kActiveLaneFraction, 0.05);
+    set(Axis::kBoundary, M::kOccupancy, 0.05);
+    set(Axis::kBoundary, M::kCoalescing, 0.05);
+    set(Axis::kBoundary, M::kL1HitRate, 0.05);
+    return t;
+  }();
+  return table;
+}
+
+ResponseTable BuiltinStrategy::responses(const ChainState& chain) const {
+  ResponseTable sum = prior_responses();
+  std::array<int, design::kAxisCount> n{};
+  for (const auto& r : chain.records) {
+    if (r.kind != "single" || r.moves.size() != 1 || !has_signature(r)) continue;
+    const RevisionRecord* p = find_record(chain, r.parent);
+    if (p == nullptr || !has_signature(*p)) continue;
+    const auto a = design::index_of(r.moves[0].axis);
+    ++n[a];
+    for (const auto& m : signature::metric_table()) {
+      const auto i = signature::index_of(m.id);
+      if (r.signature[i] && p->signature[i]) {
+        sum[a][i] += signature::metric_distance(m, *r.signature[i], *p->signature[i], options_.distance);
+      }
+    }
+  }
+  for (std::size_t a = 0; a < design::kAxisCount; ++a) {
+    for (auto& v : sum[a]) v /= 1.0 + n[a];
+  }
+  return sum;
+}
+
+std::string same_operator_reason(const std::vector<Move>& moves, const design::DesignPoint& d) {
+  static const std::map<Axis, std::string> why = {
+      {Axis::kSharedStaging, "operands pass through shared (Vortex: local) memory tiles; every output is the same sum of the same products"},
+      {Axis::kReadOnce, "only the cache policy of the loads changes, not the values loaded"},
+      {Axis::kLaneMapping, "only which lane loads which element changes; the staged values and their order are kept"},
+      {Axis::kTile, "a block covers another output tile or reduction step; each output is still the full sum over K"},
+      {Axis::kRegisterTile, "threads (warps) own other sets of outputs; each output is the same sum"},
+      {Axis::kPrefetch, "the next k-tile is loaded earlier; the same values are multiplied in the same order"},
+      {Axis::kTensorCore, "another fragment shape of the same engine class and operand types; fp32 accumulation is kept"},
+      {Axis::kActivation, "the activation runs as a separate elementwise pass on the same GEMM result"},
+      {Axis::kSplitK, "K is cut into slices whose partial sums a reduction pass adds (no atomics): the sum is reassociated, within the tolerance"},
+      {Axis::kWarps, "the block's warps are arranged differently over the same tile; the block size is kept"},
+      {Axis::kBoundary, "edges are handled by padding or a uniform branch instead of predicates; out-of-range elements still contribute nothing"},
+      {Axis::kKRange, "K becomes a compile-time constant equal to the op's K"},
+  };
+  std::string s;
+  for (const auto& m : moves) s += (s.empty() ? "" : "; ") + design::to_string(m.axis) + ": " + why.at(m.axis);
+  s += ". The op, engine class " + design::to_string(d.fixed.engine) + ", precision " +
+       ops::to_string(d.fixed.precision) + ", block " + std::to_string(d.fixed.block_size) +
+       " and shape are unchanged; the source-output check against the vendor operator confirms it.";
+  return s;
+}
+
+std::vector<Proposal> BuiltinStrategy::propose(const ChainState& chain, int width, const AvailableFn& available) {
+  std::vector<Proposal> out;
+  if (width <= 0) return out;
+  const ResponseTable table = responses(chain);
+  auto candidate_of = [&](const design::DesignPoint& d) {
+    Candidate c;
+    c.chain = chain.name;
+    c.key = design_key(d);
+    c.design = d;
+    return c;
+  };
+  auto score_of = [&](const std::vector<Move>& moves, std::vector<std::pair<double, std::size_t>>* parts) {
+    std::array<double, signature::kMetricCount> cut{};
+    for (const auto& m : moves) {
+      for (std::size_t i = 0; i < signature::kMetricCount; ++i) {
+        const double remaining = chain.current_distances[i].value_or(0.0);
+        cut[i] = std::max(cut[i], std::min(table[design::index_of(m.axis)][i], remaining));
+      }
+    }
+    double score = 0;
+    for (std::size_t i = 0; i < signature::kMetricCount; ++i) {
+      score += cut[i];
+      if (parts && cut[i] > 0) parts->push_back({cut[i], i});
+    }
+    if (parts) std::sort(parts->begin(), parts->end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    return score;
+  };
+  auto describe = [&](Proposal& p, double score, std::vector<std::pair<double, std::size_t>>& parts, const std::string& lead) {
+    std::string why = lead;
+    for (std::size_t k = 0; k < parts.size() && k < 2; ++k) {
+      const auto i = parts[k].second;
+      const std::string key(signature::metric_table()[i].key);
+      p.targets.push_back(key);
+      why += (k ? "; " : "") + key + " (distance " + fmt(chain.current_distances[i].value_or(0)) + ", expected cut " +
+             fmt(parts[k].first) + ")";
+    }
+    why += "; expected total cut " + fmt(score);
+    p.why = why;
+    p.same_operator = same_operator_reason(p.moves, p.design);
+  };
+
+  // Reverted single moves from the retained design; and for a failed step, what its opposite
+  // is expected to take off: the per-metric distances the failed step made worse.
+  std::vector<const RevisionRecord*> reverted_here;
+  struct Mirror {
+    std::array<double, signature::kMetricCount> gain{};
+    double total = 0;
+    int revision = 0;
+  };
+  std::map<std::pair<Axis, std::string>, Mirror> mirror;  // (axis, opposite direction) -> what it may take back
+  int reverted_since_retain = 0;
+  for (const auto& r : chain.records) {
+    if (r.decision == "retained") reverted_since_retain = 0;
+    if (r.kind != "single" || r.decision == "retained" || r.decision == "start") continue;
+    if (r.parent == chain.current_revision) {
+      ++reverted_since_retain;
+      // Pairs are made of moves that lowered D, only not by the margin: two such steps may add up.
+      if (r.decision == "reverted" && r.d && r.delta_d && *r.delta_d < 0) reverted_here.push_back(&r);
+    }
+    const auto back = design::opposite_direction(r.moves[0].direction);
+    const RevisionRecord* p = find_record(chain, r.parent);
+    if (!back || p == nullptr || !r.d || !p->d) continue;
+    Mirror m;
+    m.revision = r.revision;
+    for (std::size_t i = 0; i < signature::kMetricCount; ++i) {
+      if (r.distances[i] && p->distances[i]) {
+        // It cannot take off more than what remains of that metric's distance.
+        m.gain[i] = std::min(std::max(0.0, *r.distances[i] - *p->distances[i]), chain.current_distances[i].value_or(0.0));
+        m.total += m.gain[i];
+      }
+    }
+    mirror[{r.moves[0].axis, *back}] = m;
+  }
+
+  // Single moves: valid neighbours not evaluated yet, ranked by expected cut. A step whose
+  // opposite failed is a revisit: it is expected to take off at least what the failure added
+  // (the metrics the failed step moved away from the reference, mirrored).
+  struct Ranked {
+    design::Neighbour n;
+    double score;
+    int revisit;  // the failed revision it mirrors, or -1
+    std::vector<std::pair<double, std::size_t>> parts;
+  };
+  std::vector<Ranked> singles;
+  std::set<std::string> keys;
+  for (auto& n : design::neighbours(chain.current)) {
+    const Candidate c = candidate_of(n.design);
+    if (chain.evaluated.count(c.key) || keys.count(c.key) || !available(c)) continue;
+    keys.insert(c.key);
+    Ranked r{n, 0, -1, {}};
+    r.score = score_of({n.move}, &r.parts);
+    const auto m = mirror.find({n.move.axis, n.move.direction});
+    if (m != mirror.end() && m->second.total > r.score) {
+      r.score = m->second.total;
+      r.revisit = m->second.revision;
+      r.parts.clear();
+      for (std::size_t i = 0; i < signature::kMetricCount; ++i) {
+        if (m->second.gain[i] > 0) r.parts.push_back({m->second.gain[i], i});
+      }
+      std::sort(r.parts.begin(), r.parts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    }
+    singles.push_back(std::move(r));
+  }
+  std::stable_sort(singles.begin(), singles.end(), [](const Ranked& a, const Ranked& b) { return a.score > b.score; });
+
+  // A pair of the two best reverted single moves that lowered D (lowest D, different axes) once
+  // single moves stop improving, or when none is left.
+  if (reverted_since_retain >= options_.pair_after || singles.empty()) {
+    std::vector<const RevisionRecord*> best = reverted_here;
+    std::stable_sort(best.begin(), best.end(), [](const RevisionRecord* a, const RevisionRecord* b) { return *a->d < *b->d; });
+    for (std::size_t i = 0; i < best.size() && out.empty(); ++i) {
+      for (std::size_t j = i + 1; j < best.size() && out.empty(); ++j) {
+        if (best[i]->moves[0].axis == best[j]->moves[0].axis) continue;
+        const std::vector<Move> moves = {best[i]->moves[0], best[j]->moves[0]};
+        design::DesignPoint d;
+        try {
+          d = design::apply(chain.current, moves);
+        } catch (const InputError&) {
+          continue;
+        }
+        const Candidate c = candidate_of(d);
+        if (chain.evaluated.count(c.key) || keys.count(c.key) || !available(c)) continue;
+        keys.insert(c.key);
+        Proposal p;
+        p.kind = "pair";
+        p.moves = moves;
+        p.design = d;
+        std::vector<std::pair<double, std::size_t>> parts;
+        const double score = score_of(moves, &parts);
+        describe(p, score, parts,
+                 "single moves stopped improving (" + std::to_string(reverted_since_retain) + " reverted since the last retained revision): r" +
+                     std::to_string(best[i]->revision) + " and r" + std::to_string(best[j]->revision) +
+                     " came closest (D " + fmt(*best[i]->d, 4) + ", " + fmt(*best[j]->d, 4) + "); together they target ");
+        out.push_back(std::move(p));
+      }
+    }
+  }
+  for (auto& r : singles) {
+    if (static_cast<int>(out.size()) >= width) break;
+    Proposal p;
+    p.kind = "single";
+    p.moves = {r.n.move};
+    p.design = r.n.design;
+    describe(p, r.score, r.parts,
+             r.revisit >= 0 ? "revisits " + design::to_string(r.n.move.axis) + " in the other direction: r" +
+                                  std::to_string(r.revisit) + " went the opposite way and moved away from the reference; targets "
+                            : "targets ");
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace vxsynth::refine

@@ -1,0 +1,230 @@
+// `vxsynth refine` as a user runs it, on replayed H200 profiles (tests/data/refine/store, made
+// from the round-2 measurements by --import-profile): several chains with retained, reverted
+// and two-axis revisions; a run killed with SIGKILL in the middle of a round and resumed, whose
+// records must equal an uninterrupted run's; the scripted external generator, whose sandbox
+// breaks and broken Vortex kernel must be rejected.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "common/json_io.h"
+#include "common/process.h"
+#include "refine/record.h"
+
+namespace vxsynth::refine {
+namespace {
+
+namespace fs = std::filesystem;
+
+// This process's scratch folder, removed at exit (VXSYNTH_KEEP_SCRATCH=1 keeps it for a look).
+fs::path scratch(const std::string& name) {
+  static const fs::path root = [] {
+    std::atexit([] {
+      if (std::getenv("VXSYNTH_KEEP_SCRATCH") == nullptr) {
+        std::error_code ec;
+        fs::remove_all(fs::temp_directory_path() / ("vxsynth-refine-cli-" + std::to_string(::getpid())), ec);
+      }
+    });
+    return fs::temp_directory_path() / ("vxsynth-refine-cli-" + std::to_string(::getpid()));
+  }();
+  const fs::path dir = root / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir.parent_path());
+  return dir;
+}
+
+struct CliRun {
+  int code = -1;
+  std::string output;
+};
+
+CliRun vxsynth(std::vector<std::string> args) {
+  args.insert(args.begin(), VXSYNTH_CLI_PATH);
+  CliRun r;
+  r.code = run_program(args, &r.output);
+  return r;
+}
+
+const char* kBenches[] = {"pi0-1-batched-matmul", "act-1-linear", "act-4-linear"};
+
+// Three chains from the round-2 parents, answered by the replay store.
+std::vector<std::string> chain_args(const fs::path& out) {
+  std::vector<std::string> a = {"refine"};
+  for (const char* b : kBenches) {
+    a.insert(a.end(), {"--reference", std::string("../suite/vx-robotics/h200/") + b + "/reference.json", "--start",
+                       std::string("data/refine/") + b + "/parent-design.json"});
+  }
+  a.insert(a.end(), {"--replay", "data/refine/store", "--replay", "data/refine/store-synthetic", "--retention", "single",
+                     "--sim-check", "skip", "--budget", "revisions=9", "--width", "3", "--pair-after", "2", "--out",
+                     out.string()});
+  return a;
+}
+
+std::vector<Json> records(const fs::path& out, const std::string& chain) {
+  auto lines = read_records((out / chain / "revisions.jsonl").string());
+  for (auto& l : lines) l.erase("at");
+  return lines;
+}
+
+TEST(RefineCli, ChainsOnReplayedProfiles) {
+  const fs::path out = scratch("chains");
+  const CliRun r = vxsynth(chain_args(out));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("round 1:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("best D:"), std::string::npos);
+  std::set<std::string> decisions, kinds;
+  for (const char* b : kBenches) {
+    const auto lines = records(out, b);
+    ASSERT_GE(lines.size(), 2u) << b;
+    EXPECT_EQ(lines[0]["decision"], "start");
+    double best = lines[0]["d"].get<double>();
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const Json& l = lines[i];
+      EXPECT_EQ(l["schema"], "vxsynth.revision/1");
+      EXPECT_EQ(l["revision"], static_cast<int>(i)) << b;
+      for (const char* f : {"parent", "moves", "targets", "why", "same_operator", "checks", "signature", "distances", "d",
+                            "delta_d", "retention", "decision", "reason", "device_seconds", "sim_seconds", "design", "sources"}) {
+        EXPECT_TRUE(l.contains(f)) << b << " r" << i << " " << f;
+      }
+      EXPECT_EQ(l["retention"]["rule"], "single");
+      decisions.insert(l["decision"].get<std::string>());
+      kinds.insert(l["kind"].get<std::string>());
+      if (l["decision"] == "retained") {
+        // Retained means D fell by more than the margin below the retained parent.
+        EXPECT_LT(l["d"].get<double>(), best - 0.013) << b << " r" << i;
+        best = l["d"].get<double>();
+      }
+      if (l["decision"] == "reverted" && l["reason"].get<std::string>().find("not a fall") != std::string::npos) {
+        EXPECT_GE(l["d"].get<double>(), l["parent_d"].get<double>() - 0.013 - 1e-12);
+      }
+    }
+    // The text table ends the output, one row per revision.
+    EXPECT_NE(r.output.find(std::string(b) + ": D "), std::string::npos);
+  }
+  EXPECT_TRUE(decisions.count("retained")) << r.output;
+  EXPECT_TRUE(decisions.count("reverted")) << r.output;
+  EXPECT_TRUE(kinds.count("pair")) << r.output;
+  // Deterministic: a second run gives the same records.
+  const fs::path again = scratch("chains-again");
+  ASSERT_EQ(vxsynth(chain_args(again)).code, 0);
+  for (const char* b : kBenches) EXPECT_EQ(records(out, b), records(again, b)) << b;
+}
+
+TEST(RefineCli, ResumeAfterKillNineMidRound) {
+  const fs::path whole = scratch("whole"), cut = scratch("cut");
+  ASSERT_EQ(vxsynth(chain_args(whole)).code, 0);
+  std::size_t total_lines = 0;
+  for (const char* b : kBenches) total_lines += records(whole, b).size();
+  // The same run, paced so that it can be caught in the middle of a round, killed once some
+  // records are on disk but before all are.
+  auto args = chain_args(cut);
+  args.insert(args.end(), {"--replay-pace", "0.05"});
+  args.insert(args.begin(), VXSYNTH_CLI_PATH);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::freopen("/dev/null", "w", stdout);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  std::size_t seen = 0;
+  for (int i = 0; i < 2000 && seen < total_lines / 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    seen = 0;
+    for (const char* b : kBenches) seen += read_records((cut / b / "revisions.jsonl").string()).size();
+  }
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run finished before it could be killed";
+  std::size_t before = 0;
+  for (const char* b : kBenches) before += records(cut, b).size();
+  EXPECT_GT(before, 0u);
+  EXPECT_LT(before, total_lines);
+  const auto cached = fs::is_directory(cut / "evaluations")
+                          ? std::distance(fs::directory_iterator(cut / "evaluations"), fs::directory_iterator{})
+                          : 0;
+  // Without --resume the record is never overwritten.
+  const CliRun refused = vxsynth(chain_args(cut));
+  EXPECT_EQ(refused.code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--resume"), std::string::npos);
+  auto resume = chain_args(cut);
+  resume.push_back("--resume");
+  const CliRun r = vxsynth(resume);
+  ASSERT_EQ(r.code, 0) << r.output;
+  // Nothing evaluated before the kill is evaluated again.
+  EXPECT_NE(r.output.find("reused"), std::string::npos);
+  const auto made_at = r.output.find("evaluations: ");
+  ASSERT_NE(made_at, std::string::npos);
+  const int made = std::stoi(r.output.substr(made_at + 13));
+  const auto all = std::distance(fs::directory_iterator(cut / "evaluations"), fs::directory_iterator{});
+  EXPECT_EQ(made, all - cached) << r.output;
+  for (const char* b : kBenches) EXPECT_EQ(records(cut, b), records(whole, b)) << b;
+}
+
+TEST(RefineCli, ScriptedExternalGenerator) {
+  const fs::path out = scratch("external");
+  const std::string generator =
+      std::string("sh ") + fs::absolute("refine/scripted-generator.sh").string() + " " + VXSYNTH_CLI_PATH + " boundary=padded";
+  const CliRun r = vxsynth({"refine", "--reference", "../suite/vx-robotics/h200/act-4-linear/reference.json", "--start",
+                            "data/refine/act-4-linear/parent-design.json", "--replay", "data/refine/store", "--retention",
+                            "single", "--margin", "0.005", "--generator", generator, "--budget", "revisions=4", "--out",
+                            out.string()});
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto lines = records(out, "act-4-linear");
+  ASSERT_EQ(lines.size(), 5u) << r.output;
+  // r1: boundary=padded (recorded D 0.0070 below the parent's, retained at margin 0.005) with a
+  // Vortex kernel that subtracts the bias: the candidate check on the simulator fails, the
+  // revision is rejected.
+  EXPECT_EQ(lines[1]["kind"], "external");
+  EXPECT_EQ(lines[1]["decision"], "rejected") << lines[1].dump();
+  EXPECT_EQ(lines[1]["checks"]["candidate"]["status"], "failed") << lines[1].dump();
+  EXPECT_EQ(lines[1]["checks"]["source"]["status"], "passed");
+  // r2: the same design with its generated kernel: checked on the simulator and retained.
+  EXPECT_EQ(lines[2]["decision"], "retained") << lines[2].dump();
+  EXPECT_EQ(lines[2]["checks"]["candidate"]["status"], "passed") << lines[2].dump();
+  EXPECT_EQ(lines[2]["moves"][0]["axis"], "boundary");
+  EXPECT_EQ(lines[2]["retention"]["rule"], "custom");
+  EXPECT_EQ(lines[2]["note"]["schema"], "vxsynth.revision-note/1");
+  // r3 reads a file, r4 writes a file it was not asked for: both stopped by the sandbox.
+  EXPECT_EQ(lines[3]["decision"], "rejected");
+  EXPECT_NE(lines[3]["reason"].get<std::string>().find("accesses files"), std::string::npos) << lines[3].dump();
+  EXPECT_EQ(lines[4]["decision"], "rejected");
+  EXPECT_NE(lines[4]["reason"].get<std::string>().find("cache.bin"), std::string::npos) << lines[4].dump();
+  // The bundle the generator saw.
+  const Json bundle = read_json_file((out / "act-4-linear" / "generator" / "r2" / "bundle" / "bundle.json").string());
+  EXPECT_EQ(bundle["schema"], "vxsynth.generator-bundle/1");
+  EXPECT_EQ(bundle["history"].size(), 2u);
+  EXPECT_TRUE(bundle["current"].contains("distances"));
+  EXPECT_EQ(bundle["fixed"]["block_size"], 256);
+}
+
+TEST(RefineCli, BadInputIsNamed) {
+  const fs::path out = scratch("bad");
+  CliRun r = vxsynth({"refine", "--reference", "nope.json", "--out", out.string(), "--replay", "data/refine/store"});
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("nope.json"), std::string::npos) << r.output;
+  r = vxsynth({"refine", "--reference", "../suite/vx-robotics/h200/act-4-linear/reference.json", "--out", out.string(),
+               "--budget", "revisions=lots", "--replay", "data/refine/store"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("revisions"), std::string::npos) << r.output;
+  r = vxsynth({"refine", "--reference", "../suite/vx-robotics/h200/act-4-linear/reference.json", "--out", out.string(),
+               "--retention", "median", "--replay", "data/refine/store"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("unknown retention rule"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace vxsynth::refine

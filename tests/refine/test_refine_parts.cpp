@@ -1,0 +1,295 @@
+// The refinement loop's parts on their own: the revision record (append, resume check, a line
+// torn by a kill), the evaluation store and its bad input, the built-in strategy (determinism,
+// fixed properties, revisits, pairs, the response table), the external generator's source
+// rules, the retention presets, and importing a real H200 profile folder into a replay store.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "common/error.h"
+#include "design/move.h"
+#include "design/validity.h"
+#include "refine/external.h"
+#include "refine/record.h"
+#include "refine/replay.h"
+#include "refine/retention.h"
+#include "refine/strategy.h"
+#include "signature/signature.h"
+
+namespace vxsynth::refine {
+namespace {
+
+namespace fs = std::filesystem;
+
+// This process's scratch folder, removed at exit (VXSYNTH_KEEP_SCRATCH=1 keeps it for a look).
+fs::path scratch(const std::string& name) {
+  static const fs::path root = [] {
+    std::atexit([] {
+      if (std::getenv("VXSYNTH_KEEP_SCRATCH") == nullptr) {
+        std::error_code ec;
+        fs::remove_all(fs::temp_directory_path() / ("vxsynth-refine-parts-" + std::to_string(::getpid())), ec);
+      }
+    });
+    return fs::temp_directory_path() / ("vxsynth-refine-parts-" + std::to_string(::getpid()));
+  }();
+  const fs::path dir = root / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+TEST(RecordFile, AppendsResumesAndDropsATornLine) {
+  const fs::path dir = scratch("record");
+  const std::string path = (dir / "revisions.jsonl").string();
+  {
+    RecordFile f(path, false);
+    f.append(Json{{"revision", 0}, {"d", 0.25}});
+    f.append(Json{{"revision", 1}, {"d", 0.125}});
+  }
+  EXPECT_EQ(read_records(path).size(), 2u);
+  // A second run without --resume must not touch the record.
+  EXPECT_NE(error_of([&] { RecordFile f(path, false); }).find("--resume"), std::string::npos);
+  // A kill in the middle of a write leaves half a line: resume drops it and writes it again.
+  std::ofstream(path, std::ios::app) << "{\"revision\": 2, \"d\": 0.1";
+  {
+    RecordFile f(path, true);
+    EXPECT_EQ(f.existing(), 2);
+    f.append(Json{{"revision", 0}, {"d", 0.25}});  // the same as on disk: checked, not written
+    f.append(Json{{"revision", 1}, {"d", 0.125}});
+    f.append(Json{{"revision", 2}, {"d", 0.1}});
+  }
+  const auto lines = read_records(path);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[2]["revision"], 2);
+  EXPECT_TRUE(lines[2].contains("at"));
+  const std::string text = slurp(path);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
+  // A resumed run that produces something else stops and says where.
+  RecordFile g(path, true);
+  g.append(Json{{"revision", 0}, {"d", 0.25}});
+  const std::string e = error_of([&] { g.append(Json{{"revision", 1}, {"d", 0.5}}); });
+  EXPECT_NE(e.find("line 2 differs"), std::string::npos) << e;
+}
+
+TEST(EvaluationStore, RoundTripsAndRejectsBadEntries) {
+  const fs::path dir = scratch("store");
+  EvaluationStore store(dir.string(), true);
+  Evaluation e;
+  e.key = "design-0123456789abcdef";
+  e.design_name = "x";
+  e.source_check.status = "passed";
+  e.source_check.max_abs_error = 0.0009765625;
+  signature::MetricValues v{};
+  v[0] = 87.4;
+  v[7] = 7.1e10;
+  e.profiles = {v, v};
+  e.profiles[1][0] = 88.4;
+  e.set_mean();
+  e.device_seconds = 0.83;
+  store.put(e);
+  const auto back = store.get(e.key);
+  ASSERT_TRUE(back);
+  EXPECT_DOUBLE_EQ(*back->mean[0], 87.9);
+  EXPECT_FALSE(back->mean[1]);  // unmeasured stays unmeasured
+  EXPECT_DOUBLE_EQ(back->source_check.max_abs_error, 0.0009765625);
+  EXPECT_FALSE(store.get("design-ffffffffffffffff"));
+  EXPECT_NE(error_of([&] { store.get("../etc/passwd"); }).find("only letters"), std::string::npos);
+  // Bad entries name the file and the field.
+  Json j = e.to_json();
+  j["profiles"][0]["l1_hit_rate"] = "high";
+  write_json_file((dir / "design-1111111111111111.json").string(), j);
+  EXPECT_NE(error_of([&] { store.get("design-1111111111111111"); }).find("profiles[0].l1_hit_rate"), std::string::npos);
+  j = e.to_json();
+  j["key"] = "design-2222222222222222";
+  write_json_file((dir / "design-3333333333333333.json").string(), j);
+  EXPECT_NE(error_of([&] { store.get("design-3333333333333333"); }).find("file name says"), std::string::npos);
+  j = e.to_json();
+  j["schema"] = "vxsynth.evaluation/9";
+  write_json_file((dir / "design-4444444444444444.json").string(), j);
+  EXPECT_NE(error_of([&] { store.get("design-4444444444444444"); }).find("evaluation/9"), std::string::npos);
+  EXPECT_NE(error_of([] { EvaluationStore s("/nonexistent/store"); }).find("no such evaluation store"), std::string::npos);
+}
+
+// A chain state at pi0-1's round-2 parent with the workload reference's signature, scored from
+// the recorded parent evaluation.
+ChainState pi0_state() {
+  ChainState s;
+  s.name = "pi0-1-batched-matmul";
+  s.reference = signature::read_signatures("../suite/vx-robotics/h200/pi0-1-batched-matmul/reference.json").front().values;
+  s.current = design::read_design("data/refine/pi0-1-batched-matmul/parent-design.json");
+  const auto e = EvaluationStore("data/refine/store").get(design_key(s.current));
+  EXPECT_TRUE(e);
+  const auto report = signature::compute_distance(e->mean, s.reference, {});
+  s.current_distances = report.per_metric;
+  s.current_d = *report.d;
+  s.current_signature = e->mean;
+  RevisionRecord start;
+  start.revision = 0;
+  start.kind = "start";
+  start.decision = "start";
+  start.signature = e->mean;
+  start.distances = report.per_metric;
+  start.d = report.d;
+  s.records.push_back(start);
+  s.evaluated.insert(design_key(s.current));
+  s.next_revision = 1;
+  return s;
+}
+
+TEST(BuiltinStrategy, ProposesValidUntriedMovesDeterministically) {
+  const ChainState s = pi0_state();
+  BuiltinStrategy strategy;
+  const auto all = [](const Candidate&) { return true; };
+  const auto a = strategy.propose(s, 6, all);
+  const auto b = strategy.propose(s, 6, all);
+  ASSERT_EQ(a.size(), 6u);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].moves, b[i].moves);
+    EXPECT_EQ(a[i].kind, "single");
+    EXPECT_FALSE(design::can_implement(a[i].design)) << design::to_string(a[i].moves);
+    // Fixed properties hold.
+    EXPECT_EQ(a[i].design.fixed.block_size, s.current.fixed.block_size);
+    EXPECT_EQ(a[i].design.fixed.engine, s.current.fixed.engine);
+    EXPECT_EQ(a[i].design.fixed.precision, s.current.fixed.precision);
+    EXPECT_NE(design_key(a[i].design), design_key(s.current));
+    EXPECT_FALSE(a[i].targets.empty());
+    EXPECT_NE(a[i].why.find("expected total cut"), std::string::npos);
+    EXPECT_NE(a[i].same_operator.find("unchanged"), std::string::npos);
+  }
+  // Only what the evaluator can answer is proposed.
+  EvaluationStore store("data/refine/store");
+  const auto recorded = strategy.propose(s, 50, [&](const Candidate& c) { return store.get(c.key).has_value(); });
+  EXPECT_GE(recorded.size(), 5u);
+  for (const auto& p : recorded) EXPECT_TRUE(store.get(design_key(p.design))) << design::to_string(p.moves);
+}
+
+TEST(BuiltinStrategy, RevisitsAFailedAxisAndPairsWhenSinglesStall) {
+  ChainState s = pi0_state();
+  BuiltinStrategy strategy(BuiltinOptions{2, {}});
+  const auto all = [](const Candidate&) { return true; };
+  // The metric furthest from the reference.
+  std::size_t worst = 0;
+  for (std::size_t i = 0; i < signature::kMetricCount; ++i) {
+    if (s.current_distances[i].value_or(0) > s.current_distances[worst].value_or(0)) worst = i;
+  }
+  // Two reverted single moves from the retained design that lowered D by less than the margin:
+  // prefetch to:none, and register_tile m:up, which also moved that metric 0.3 further away.
+  auto revert = [&](const design::Move& m, double d, double worse) {
+    RevisionRecord r;
+    r.revision = s.next_revision++;
+    r.parent = 0;
+    r.kind = "single";
+    r.moves = {m};
+    r.decision = "reverted";
+    r.d = d;
+    r.delta_d = d - s.current_d;
+    r.signature = s.current_signature;
+    r.distances = s.records[0].distances;
+    *r.distances[worst] += worse;
+    r.key = design_key(design::apply(s.current, m));
+    s.records.push_back(r);
+    s.evaluated.insert(r.key);
+  };
+  revert(design::Move{design::Axis::kPrefetch, "to:none", "", std::nullopt}, s.current_d - 0.003, 0.0);
+  revert(design::Move{design::Axis::kRegisterTile, "m:up", "", std::nullopt}, s.current_d - 0.004, 0.3);
+  const auto next = strategy.propose(s, 4, all);
+  ASSERT_GE(next.size(), 2u);
+  // Two reverted singles >= pair_after: the pair of both comes first, the closer one first.
+  EXPECT_EQ(next[0].kind, "pair");
+  ASSERT_EQ(next[0].moves.size(), 2u);
+  EXPECT_EQ(next[0].moves[0].axis, design::Axis::kRegisterTile);
+  EXPECT_EQ(next[0].moves[1].axis, design::Axis::kPrefetch);
+  EXPECT_NE(next[0].why.find("stopped improving"), std::string::npos);
+  // Then register_tile m:down, expected to take back what m:up added (at most the remaining
+  // distance).
+  EXPECT_EQ(next[1].kind, "single");
+  EXPECT_EQ(next[1].moves[0].axis, design::Axis::kRegisterTile);
+  EXPECT_EQ(next[1].moves[0].direction, "m:down");
+  EXPECT_NE(next[1].why.find("revisits register_tile"), std::string::npos) << next[1].why;
+  EXPECT_EQ(next[1].targets.front(), signature::metric_table()[worst].key);
+}
+
+TEST(BuiltinStrategy, ResponseTableLearnsFromTheChain) {
+  ChainState s = pi0_state();
+  BuiltinStrategy strategy;
+  const auto before = strategy.responses(s);
+  const auto l1 = signature::index_of(signature::MetricId::kL1HitRate);
+  const auto split = design::index_of(design::Axis::kSplitK);
+  EXPECT_DOUBLE_EQ(before[split][l1], prior_responses()[split][l1]);
+  RevisionRecord r;
+  r.revision = 1;
+  r.parent = 0;
+  r.kind = "single";
+  r.moves = {design::Move{design::Axis::kSplitK, "up", "", std::nullopt}};
+  r.decision = "reverted";
+  r.signature = s.current_signature;
+  *r.signature[l1] += 40.0;  // L1 moved by 0.4 in distance units
+  r.d = s.current_d;
+  s.records.push_back(r);
+  const auto after = strategy.responses(s);
+  EXPECT_NEAR(after[split][l1], (prior_responses()[split][l1] + 0.4) / 2, 1e-12);
+}
+
+TEST(ExternalSandbox, SourceRulesCatchVendorCallsAndFileAccess) {
+  const std::string ok = "extern \"C\" int vxsynth_candidate_launch(const void*) { return 0; }\n";
+  EXPECT_TRUE(source_violations(ok, false).empty());
+  EXPECT_FALSE(source_violations(ok + "#include <cublas_v2.h>\n", false).empty());
+  EXPECT_FALSE(source_violations(ok + "cudnnHandle_t h;\n", false).empty());
+  EXPECT_FALSE(source_violations(ok + "FILE* f = fopen(\"y.bin\", \"rb\");\n", false).empty());
+  EXPECT_FALSE(source_violations(ok + "std::ifstream in(\"cached\");\n", false).empty());
+  EXPECT_FALSE(source_violations(ok + "void* h = dlopen(\"libcublas.so\", 0);\n", false).empty());
+  EXPECT_FALSE(source_violations("__global__ void k() {}\n", false).empty());  // no ABI entry point
+  EXPECT_TRUE(source_violations("void kernel_body(void* arg) {}\n", true).empty());
+  const auto v = source_violations("int x;\nint y = system(\"ls\");\n", true);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0].find("kernel.cpp line 2"), std::string::npos) << v[0];
+}
+
+TEST(Retention, PresetsAndBadNames) {
+  EXPECT_EQ(retention_preset("averaged").repeats, 3);
+  EXPECT_DOUBLE_EQ(retention_preset("averaged").margin, 0.005);
+  EXPECT_DOUBLE_EQ(retention_preset("single").margin, 0.013);
+  EXPECT_TRUE(retention_preset("single").retains(0.10, 0.086));
+  EXPECT_FALSE(retention_preset("single").retains(0.10, 0.088));
+  EXPECT_NE(error_of([] { retention_preset("median"); }).find("unknown retention rule"), std::string::npos);
+}
+
+TEST(ReplayImport, ReproducesTheCommittedStoreFromTheH200Profile) {
+  // tests/data/refine/store was made by --import-profile from the round-2 H200 folders; the
+  // copied pi0-1 folder must give the same entries, byte for byte.
+  const fs::path dir = scratch("import");
+  const auto keys = import_profile("data/refine/profile/pi0-1-batched-matmul", dir.string());
+  EXPECT_EQ(keys.size(), 13u);
+  for (const auto& key : keys) {
+    EXPECT_EQ(slurp(dir / (key + ".json")), slurp(fs::path("data/refine/store") / (key + ".json"))) << key;
+  }
+  // The parent's entry is the parent design's key, with the recorded signature.
+  const auto parent = design::read_design("data/refine/profile/pi0-1-batched-matmul/parent-design.json");
+  const auto e = EvaluationStore(dir.string()).get(design_key(parent));
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->profiles.size(), 1u);
+  EXPECT_EQ(e->launch_block_size, 128);
+  EXPECT_TRUE(e->source_check.passed());
+}
+
+}  // namespace
+}  // namespace vxsynth::refine
