@@ -2,7 +2,11 @@
 //   refine --reference R.json [--reference R2.json ...] --out DIR [--budget revisions=12,device=300,rounds=0]
 //          [--resume] [--generator CMD] [--replay STORE] [--start DESIGN.json ...]
 //   refine --import-profile PROFILE_DIR --store STORE     (a `gpu profile` folder -> replay store)
+//   refine --check-deferred OUT                           (candidate checks a GPU machine deferred)
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <set>
 #include <memory>
 #include <sstream>
 
@@ -11,6 +15,7 @@
 #include "refine/external.h"
 #include "refine/gpu_evaluator.h"
 #include "refine/loop.h"
+#include "refine/record.h"
 #include "refine/replay.h"
 
 namespace vxsynth::cli {
@@ -20,7 +25,7 @@ struct RefineOptions {
   std::vector<std::string> references, starts;
   std::vector<std::string> replay;
   std::string out, budget, generator, sim_check = "run", retention = "averaged";
-  std::string import_profile, store, cache_dir;
+  std::string import_profile, store, cache_dir, check_deferred;
   double margin = -1, pace = 0, generator_timeout = 900;
   int repeats = 0, width = 4, pair_after = 3;
   std::uint64_t seed = 0;
@@ -53,7 +58,47 @@ refine::Budget parse_budget(const std::string& text) {
   return b;
 }
 
+// --check-deferred OUT: the candidate checks a GPU machine without the Vortex toolchain left
+// deferred, run here from the CUDA outputs it kept (OUT/checks/<key>/); one line per check in
+// OUT/<chain>/deferred-checks.jsonl.
+int check_deferred(const std::string& out) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(out)) throw InputError(out, "", "no such run folder");
+  if (!refine::vortex_toolchain_present()) {
+    throw WorkError("no Vortex kernel toolchain (riscv64-unknown-elf-gcc) here either: scripts/install-deps installs it");
+  }
+  int checked = 0, failed_kept = 0;
+  for (const auto& entry : fs::directory_iterator(out)) {
+    const fs::path records = entry.path() / "revisions.jsonl";
+    if (!fs::is_regular_file(records)) continue;
+    const fs::path result_path = entry.path() / "deferred-checks.jsonl";
+    std::set<int> done;
+    for (const auto& l : refine::read_records(result_path.string())) done.insert(l.value("revision", -1));
+    for (const auto& r : refine::read_records(records.string())) {
+      if (r["checks"]["candidate"].value("status", "") != "deferred") continue;
+      const int revision = r["revision"].get<int>();
+      if (done.count(revision)) continue;
+      const std::string key = r["key"].get<std::string>();
+      const auto [outcome, seconds] = refine::check_saved((fs::path(out) / "checks" / key).string(),
+                                                         (fs::path(out) / "work" / "deferred").string());
+      Json line{{"schema", schema_id("deferred-check", 1)}, {"chain", r["chain"]}, {"revision", revision},
+                {"key", key}, {"decision", r["decision"]}, {"candidate_check", outcome.to_json()}, {"sim_seconds", seconds}};
+      std::ofstream(result_path, std::ios::app) << dump_json(line, -1) << "\n";
+      const std::string decision = r["decision"].get<std::string>();
+      std::cout << r["chain"].get<std::string>() << " r" << revision << " (" << decision << "): candidate check "
+                << outcome.status << ", max abs error " << outcome.max_abs_error << ", worst/allowed " << outcome.worst_ratio
+                << (outcome.message.empty() ? "" : " -- " + outcome.message.substr(0, 200)) << "\n";
+      ++checked;
+      if (!outcome.passed() && (decision == "retained" || decision == "start")) ++failed_kept;
+    }
+  }
+  std::cout << checked << " deferred candidate check(s) run; " << failed_kept
+            << " retained revision(s) failed (their chains must be rerun from the revision before)\n";
+  return failed_kept == 0 ? kExitOk : kExitWorkFailed;
+}
+
 int run_refine(const RefineOptions& o) {
+  if (!o.check_deferred.empty()) return check_deferred(o.check_deferred);
   if (!o.import_profile.empty()) {
     if (o.store.empty()) throw InputError("--store", "", "required with --import-profile (the replay store to write)");
     const auto keys = refine::import_profile(o.import_profile, o.store);
@@ -92,7 +137,7 @@ int run_refine(const RefineOptions& o) {
     gpu::DriverOptions d;
     d.cache_dir = o.cache_dir;
     d.seed = o.seed;
-    evaluator = std::make_unique<refine::GpuEvaluator>(work, lo.retention.repeats, d);
+    evaluator = std::make_unique<refine::GpuEvaluator>(work, o.out + "/checks", lo.retention.repeats, d);
   }
   std::unique_ptr<refine::Strategy> strategy;
   if (!o.generator.empty()) {
@@ -140,6 +185,8 @@ const CommandRegistrar reg(
       sub.add_option("--cache-dir", o->cache_dir, "GPU: nvcc build cache");
       sub.add_option("--import-profile", o->import_profile, "make replay-store entries from a `gpu profile` folder of one-axis sets");
       sub.add_option("--store", o->store, "with --import-profile: the store to write");
+      sub.add_option("--check-deferred", o->check_deferred,
+                     "run the candidate checks a GPU run deferred (no Vortex toolchain there) in this run folder");
       sub.footer("Exit codes: 0 success, 1 the work failed, 2 bad usage or bad input.");
       return [o] { return run_refine(*o); };
     });

@@ -92,8 +92,10 @@ CheckOutcome CheckOutcome::from_json(const Json& j, const std::string& file, con
   if (!j.is_object()) throw InputError(file, where, "expected a check object {\"status\": ...}");
   CheckOutcome c;
   c.status = text_or(j, "status");
-  if (c.status != "passed" && c.status != "failed" && c.status != "error" && c.status != "not-run" && c.status != "skipped") {
-    throw InputError(file, where + ".status", "expected passed, failed, error, not-run or skipped, got \"" + c.status + "\"");
+  if (c.status != "passed" && c.status != "failed" && c.status != "error" && c.status != "not-run" && c.status != "skipped" &&
+      c.status != "deferred") {
+    throw InputError(file, where + ".status",
+                     "expected passed, failed, error, not-run, skipped or deferred, got \"" + c.status + "\"");
   }
   c.against = text_or(j, "against");
   c.max_abs_error = number_or(j, "max_abs_error", 0);

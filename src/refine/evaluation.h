@@ -43,7 +43,7 @@ std::string sha256_hex(const std::string& text);
 std::string sha256_file(const std::string& path);  // "" when the file does not exist
 
 struct CheckOutcome {
-  std::string status = "not-run";  // "passed", "failed", "error", "not-run", "skipped"
+  std::string status = "not-run";  // "passed", "failed", "error", "not-run", "skipped", "deferred"
   std::string against;             // what the output was compared with
   double max_abs_error = 0, max_rel_error = 0, worst_ratio = 0;
   std::int64_t count = 0, failed = 0;

@@ -12,13 +12,48 @@
 #include "ops/op_spec.h"
 #include "ops/tensor_file.h"
 #include "refine/replay.h"
+#include "gpu/process.h"
+#include "vxsim/host/kernel_build.h"
 
 namespace vxsynth::refine {
 
 namespace fs = std::filesystem;
 
-GpuEvaluator::GpuEvaluator(std::string work_dir, int repeats, gpu::DriverOptions driver)
-    : work_dir_(std::move(work_dir)), repeats_(repeats), driver_(std::move(driver)) {}
+GpuEvaluator::GpuEvaluator(std::string work_dir, std::string checks_dir, int repeats, gpu::DriverOptions driver)
+    : work_dir_(std::move(work_dir)), checks_dir_(std::move(checks_dir)), repeats_(repeats), driver_(std::move(driver)) {}
+
+bool vortex_toolchain_present() { return !gpu::find_on_path(vxsim::host::default_tool_prefix() + "gcc").empty(); }
+
+std::pair<CheckOutcome, double> check_saved(const std::string& saved_dir, const std::string& work_dir) {
+  const fs::path dir = saved_dir;
+  const Json info = read_json_file((dir / "check.json").string());
+  const std::uint64_t seed = info.at("seed").get<std::uint64_t>();
+  Candidate c;
+  c.key = info.at("key").get<std::string>();
+  c.design = design::read_design((dir / "design.json").string());
+  if (fs::is_regular_file(dir / "kernel.cpp")) c.vortex_kernel = (dir / "kernel.cpp").string();
+  auto result = simulator_check(c, work_dir, seed, (dir / "y_candidate.tensor").string(),
+                                "cuda-candidate output (seed " + std::to_string(seed) + ")");
+  // The Vortex side got the inputs of the same seed: check the bits are the same.
+  const fs::path vdata = fs::path(work_dir) / ("sim-" + c.key) / "vortex" / "data";
+  for (const auto& t : fs::directory_iterator(dir)) {
+    if (t.path().extension() != ".tensor") continue;
+    const std::string stem = t.path().stem().string();
+    if (stem == "y_candidate") continue;
+    const fs::path mine = vdata / (stem + ".vxt");
+    bool same = fs::exists(mine);
+    if (same) {
+      const ops::Tensor a = ops::read_tensor_file(mine.string()), b = ops::read_tensor_file(t.path().string());
+      same = a.dtype() == b.dtype() && a.shape() == b.shape();
+      for (std::int64_t k = 0; same && k < a.numel(); ++k) same = a.bits(k) == b.bits(k);
+    }
+    if (!same) {
+      result.first.status = "error";
+      result.first.message = "input " + stem + " differs between the CUDA run and the Vortex benchmark";
+    }
+  }
+  return result;
+}
 
 void GpuEvaluator::stage(const std::vector<Candidate>& batch, const std::string& dir, std::vector<std::string>& sources,
                          std::vector<std::string>& op_files, std::vector<std::string>& op_names) {
@@ -175,25 +210,28 @@ std::vector<std::pair<CheckOutcome, double>> GpuEvaluator::candidate_check(const
       continue;
     }
     const fs::path tensors = fs::path(req.out_dir) / gpu::segment_name(cand, op_names[i]);
-    // The Vortex side gets the inputs of the same seed; check the bits are the same.
-    auto result = simulator_check(batch[i], dir.string(), rec->seed, (tensors / "y_candidate.tensor").string(),
-                                  "cuda-candidate output (seed " + std::to_string(rec->seed) + ")");
-    const fs::path vdata = dir / ("sim-" + batch[i].key) / "vortex" / "data";
+    // Keep what the check needs: the CUDA output, the inputs, the design and the seed.
+    const fs::path keep = fs::path(checks_dir_) / batch[i].key;
+    fs::create_directories(keep);
     for (const auto& t : fs::directory_iterator(tensors)) {
-      const std::string stem = t.path().stem().string();
-      if (stem == "y_vendor" || stem == "y_candidate") continue;
-      const fs::path mine = vdata / (stem + ".vxt");
-      bool same = fs::exists(mine);
-      if (same) {
-        const ops::Tensor a = ops::read_tensor_file(mine.string()), b = ops::read_tensor_file(t.path().string());
-        same = a.dtype() == b.dtype() && a.shape() == b.shape();
-        for (std::int64_t k = 0; same && k < a.numel(); ++k) same = a.bits(k) == b.bits(k);
-      }
-      if (!same) {
-        result.first.status = "error";
-        result.first.message = "input " + stem + " differs between the CUDA run and the Vortex benchmark";
-      }
+      if (t.path().stem() != "y_vendor") fs::copy_file(t.path(), keep / t.path().filename(), fs::copy_options::overwrite_existing);
     }
+    design::write_design((keep / "design.json").string(), batch[i].design);
+    if (!batch[i].vortex_kernel.empty()) {
+      fs::copy_file(batch[i].vortex_kernel, keep / "kernel.cpp", fs::copy_options::overwrite_existing);
+    }
+    write_json_file((keep / "check.json").string(),
+                    Json{{"key", batch[i].key}, {"chain", batch[i].chain}, {"revision", batch[i].revision}, {"seed", rec->seed}});
+    if (!vortex_toolchain_present()) {
+      CheckOutcome d;
+      d.status = "deferred";
+      d.against = "cuda-candidate output kept in " + keep.string();
+      d.message = "no Vortex kernel toolchain (" + vxsim::host::default_tool_prefix() +
+                  "gcc) on this machine: `vxsynth refine --check-deferred OUT` runs the check where it is";
+      out.push_back({d, 0.0});
+      continue;
+    }
+    const auto result = check_saved(keep.string(), dir.string());
     out.push_back(result);
   }
   return out;

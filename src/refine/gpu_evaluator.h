@@ -2,7 +2,10 @@
 // ncu process over the harness (source-output check against the vendor operator on fresh
 // seeded inputs, then R profiled launches of each candidate); the candidate check = one harness
 // run that writes the CUDA candidate's inputs and output, then the Vortex benchmark on the same
-// input bits on the embedded simulator, compared with that output.
+// input bits on the embedded simulator, compared with that output. Each candidate's CUDA output,
+// inputs and design are kept under checks_dir/<key>/; on a machine without the Vortex kernel
+// toolchain (riscv64-unknown-elf-gcc: the GPU machine has none) the check is "deferred" and
+// `vxsynth refine --check-deferred OUT` completes it from those files where the toolchain is.
 #pragma once
 
 #include <string>
@@ -14,7 +17,7 @@ namespace vxsynth::refine {
 
 class GpuEvaluator : public Evaluator {
  public:
-  GpuEvaluator(std::string work_dir, int repeats, gpu::DriverOptions driver);
+  GpuEvaluator(std::string work_dir, std::string checks_dir, int repeats, gpu::DriverOptions driver);
   std::string name() const override { return "gpu"; }
   bool available(const Candidate&) const override { return true; }
   std::vector<Evaluation> evaluate(const std::vector<Candidate>& batch) override;
@@ -25,10 +28,17 @@ class GpuEvaluator : public Evaluator {
   // sources and sets op_names (one per candidate) and op_files.
   void stage(const std::vector<Candidate>& batch, const std::string& dir, std::vector<std::string>& sources,
              std::vector<std::string>& op_files, std::vector<std::string>& op_names);
-  std::string work_dir_;
+  std::string work_dir_, checks_dir_;
   int repeats_;
   gpu::DriverOptions driver_;
   int round_ = 0;
 };
+
+// True when the Vortex kernel toolchain is on PATH (candidate checks can run here).
+bool vortex_toolchain_present();
+
+// The candidate check from a folder the GPU evaluator kept (check.json, design.json, the input
+// tensors, y_candidate.tensor, kernel.cpp when the Vortex kernel is not the design's own).
+std::pair<CheckOutcome, double> check_saved(const std::string& saved_dir, const std::string& work_dir);
 
 }  // namespace vxsynth::refine

@@ -180,7 +180,9 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
       for (auto* p : mine) {
         if (!p->may_retain) continue;
         const CheckOutcome& cc = p->record.candidate_check;
-        if (cc.passed() || cc.status == "skipped") {
+        // skipped (replay without the simulator) and deferred (no Vortex toolchain on the GPU
+        // machine; --check-deferred completes it) retain on D; the record says which.
+        if (cc.passed() || cc.status == "skipped" || cc.status == "deferred") {
           ranked.push_back(p);
         } else {
           p->record.decision = "rejected";

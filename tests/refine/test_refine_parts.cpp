@@ -14,7 +14,12 @@
 #include "common/error.h"
 #include "design/move.h"
 #include "design/validity.h"
+#include "design/seed.h"
+#include "ops/inputs.h"
+#include "ops/reference.h"
+#include "ops/tensor_file.h"
 #include "refine/external.h"
+#include "refine/gpu_evaluator.h"
 #include "refine/record.h"
 #include "refine/replay.h"
 #include "refine/retention.h"
@@ -289,6 +294,52 @@ TEST(ReplayImport, ReproducesTheCommittedStoreFromTheH200Profile) {
   EXPECT_EQ(e->profiles.size(), 1u);
   EXPECT_EQ(e->launch_block_size, 128);
   EXPECT_TRUE(e->source_check.passed());
+}
+
+// The deferred candidate check (what a GPU machine without the Vortex toolchain leaves for
+// `refine --check-deferred`): a kept folder with the CUDA side's inputs and output. Here the
+// "CUDA output" is the CPU reference of the CUDA side on the same seeded inputs; the Vortex
+// benchmark runs on the simulator and must match it, and must fail on a wrong output or on
+// inputs that are not the same bits.
+TEST(DeferredCheck, RunsFromTheKeptCudaOutput) {
+  const design::DesignPoint d = design::seed_design(
+      ops::make_linear("t", ops::PrecisionPath::fp32, 19, 37, 45, true, ops::Activation::none), design::EngineClass::kSimt, 64);
+  const std::uint64_t seed = 20261201;
+  auto keep = [&](const std::string& name) {
+    const fs::path dir = scratch(name);
+    const auto inputs = ops::generate_inputs(d.op, seed);
+    for (const auto& t : inputs) ops::write_tensor_file((dir / (t.name() + ".tensor")).string(), t);
+    ops::Tensor y = ops::compute_reference(d.op, inputs, {});
+    y.set_name("y_candidate");
+    ops::write_tensor_file((dir / "y_candidate.tensor").string(), y);
+    design::write_design((dir / "design.json").string(), d);
+    write_json_file((dir / "check.json").string(), Json{{"key", design_key(d)}, {"seed", seed}});
+    return dir;
+  };
+  const fs::path good = keep("kept-good");
+  const auto [ok, seconds] = check_saved(good.string(), scratch("work-good").string());
+  EXPECT_EQ(ok.status, "passed") << ok.message;
+  EXPECT_NE(ok.against.find("cuda-candidate output (seed 20261201)"), std::string::npos);
+  EXPECT_GT(ok.count, 0);
+  EXPECT_GT(seconds, 0);
+  // A CUDA output the Vortex side does not reproduce fails the check.
+  const fs::path wrong = keep("kept-wrong");
+  ops::Tensor y = ops::read_tensor_file((wrong / "y_candidate.tensor").string());
+  y.set(7, y.get(7) + 1.0f);
+  ops::write_tensor_file((wrong / "y_candidate.tensor").string(), y);
+  EXPECT_EQ(check_saved(wrong.string(), scratch("work-wrong").string()).first.status, "failed");
+  // Inputs that are not the bits the seed gives: the comparison is meaningless, said so.
+  const fs::path other = keep("kept-other");
+  for (const auto& entry : fs::directory_iterator(other)) {
+    if (entry.path().stem() == "y_candidate" || entry.path().extension() != ".tensor") continue;
+    ops::Tensor x = ops::read_tensor_file(entry.path().string());
+    x.set_bits(0, x.bits(0) ^ 1u);
+    ops::write_tensor_file(entry.path().string(), x);
+    break;
+  }
+  const auto o = check_saved(other.string(), scratch("work-other").string()).first;
+  EXPECT_EQ(o.status, "error");
+  EXPECT_NE(o.message.find("differs between the CUDA run and the Vortex benchmark"), std::string::npos) << o.message;
 }
 
 }  // namespace
