@@ -104,13 +104,14 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
     r.targets = p.proposal.targets;
     r.why = p.proposal.why;
     r.same_operator = p.proposal.same_operator;
-    r.design_name = p.candidate.cuda_source.empty() ? design::procedural_name(p.candidate.design) : "";
+    const bool evaluated = p.proposal.rejected.empty();
+    r.design_name = evaluated && p.candidate.cuda_source.empty() ? design::procedural_name(p.candidate.design) : "";
     r.key = p.candidate.key;
     r.retention = options.retention;
     r.evaluator = evaluator.name();
     r.note = p.proposal.note;
     r.candidate_check.message = "run only for candidates that may be retained";
-    if (!p.proposal.rejected.empty()) {
+    if (!evaluated) {
       r.decision = "rejected";
       r.reason = p.proposal.rejected;
       r.source_check.message = "not run: rejected before evaluation";
