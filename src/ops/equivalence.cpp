@@ -30,13 +30,21 @@ ToleranceModel tolerance_model(PrecisionPath cuda_path, PrecisionPath vortex_pat
       m.input_max = check == Check::candidate ? 2.0 * u24 : 0.0;
       break;
     case PrecisionPath::tf32:
-      // Each side rounds fp32 operands to 10 mantissa bits to nearest: cvt.rna (candidates),
-      // cuBLAS/cuDNN (measured on the H200: ties may go to even), fp16 RNE on Vortex. Two
+      // A side either rounds fp32 operands to 10 mantissa bits to nearest -- cvt.rna (tensor-core
+      // candidates), cuBLAS/cuDNN (measured on the H200: ties may go to even), fp16 RNE on
+      // Vortex -- or multiplies them unrounded (a SIMT candidate, fp32 or better). Two
       // round-to-nearest variants differ only at exact ties (low 13 bits == 0x1000, probability
-      // 2^-13 for generated inputs), by one tf32 ulp (<= 2^-10 relative). Vortex's fp16 also
-      // loses bits below 2^-14 (subnormals).
+      // 2^-13 for generated inputs), by one tf32 ulp (<= 2^-10 relative). A rounding side against
+      // an unrounded one differs by its whole operand rounding: absolute error uniform within
+      // +-ulp/2 per operand; for generated inputs (x uniform in [-1, 1], w uniform in
+      // +-M 2^E) sum_k E[w^2 dx^2 + x^2 dw^2] <= 2^-22 (1/7 + 49/243) sum_k E[t_k^2]. The two
+      // cases are exclusive (input_or_tie). Vortex's fp16 also loses bits below 2^-14.
       m.tie_prob = std::ldexp(1.0, -13);
       m.tie_rel = std::ldexp(1.0, -10);
+      m.input_sigma = std::ldexp(1.0, -11) * std::sqrt(586.0 / 1701.0);
+      m.input_max = std::ldexp(1.0, -10) + std::ldexp(1.0, -22);  // (1 + 2^-11)^2 - 1
+      m.input_cv = 1.53;
+      m.input_or_tie = true;
       m.fp16_subnormals = check == Check::candidate && vortex_path == PrecisionPath::fp16;
       m.acc_unit = 2.0 * u24;  // tensor-core accumulation truncates (1 ulp = 2^-23)
       m.acc_bias_block = 4.0;
@@ -79,22 +87,29 @@ Tolerance tolerance_for(PrecisionPath cuda_path, PrecisionPath vortex_path, Chec
   // Input rounding mismatch: sum_k t_k e_k with sqrt(sum t_k^2) = R, R^2 = 1 on average and
   // std(R^2) = 1.5/sqrt(K) for generated inputs; never more than the hard bound
   // input_max * sum |t_k| <= input_max * 3 sqrt(K).
-  const double in_stat = z * m.input_sigma * std::sqrt(1.0 + 1.5 * z / std::sqrt(kd));
+  const double in_stat = z * m.input_sigma * std::sqrt(1.0 + m.input_cv * z / std::sqrt(kd));
   const double in_hard = m.input_max * 3.0 * std::sqrt(kd);
   const double in = std::min(in_stat, in_hard);
   // Rare rounding disagreements (ties; fp16 subnormal operands): a Poisson count of events, each
   // bounded, rather than a Gaussian (with ~1 event per element the 6-sigma rule does not hold).
   double tie = 0.0;
   if (m.tie_prob > 0) tie = poisson_bound(2.0 * kd * m.tie_prob) * m.tie_rel * 3.0 / std::sqrt(kd);
+  const double in_or_tie = m.input_or_tie ? std::max(in, tie) : in + tie;
+  double subnormal = 0.0;
   if (m.fp16_subnormals) {
     // |x| < 2^-14 (probability 2^-14) or |w| < 2^-14 (probability 2^-14 sqrt(K)/3); each such
     // operand is off by <= 2^-25 absolute, times the other factor (<= 1, resp. <= 3/sqrt(K)).
-    tie += poisson_bound(kd * std::ldexp(1.0, -14) * (1.0 + std::sqrt(kd) / 3.0)) * std::ldexp(1.0, -25);
+    subnormal = poisson_bound(kd * std::ldexp(1.0, -14) * (1.0 + std::sqrt(kd) / 3.0)) * std::ldexp(1.0, -25);
   }
   const double out_floor = storage_dtype(cuda_path) == DType::f16 ? std::ldexp(1.0, -24) : 0.0;
   Tolerance t;
-  t.atol = in + tie + acc + out_floor;
+  t.atol = in_or_tie + subnormal + acc + out_floor;
   t.rtol = 2.0 * m.out_unit + m.input_bias + acc;
+  if (cuda_path == PrecisionPath::tf32) {
+    // Correct sides are unbiased but for the tensor cores' truncating accumulation (and the
+    // input bias, 0 here): the systematic relative error allowed is that bias part of acc(K).
+    t.max_bias = m.input_bias + (m.acc_bias_block > 0 ? 0.5 * m.acc_unit * std::ceil(kd / m.acc_bias_block) : 0.0);
+  }
   return t;
 }
 
@@ -148,6 +163,19 @@ namespace {
 struct Accumulator {
   EquivalenceReport r;
   double worst_score = -1.0;
+  // Sums for the slope of d on y over finite pairs (the systematic-error check).
+  double sum_dy = 0.0, sum_yy = 0.0, sum_dd = 0.0;
+  std::int64_t pairs = 0;
+
+  void finish() {
+    if (r.tolerance.max_bias < 0 || pairs < kBiasMinElements || sum_yy <= 0) return;
+    r.bias_checked = true;
+    r.bias_slope = sum_dy / sum_yy;
+    // Standard error of the slope from the residuals d - c y (elements independent).
+    const double residual = std::max(0.0, sum_dd - sum_dy * sum_dy / sum_yy);
+    const double se = std::sqrt(residual / static_cast<double>(pairs - 1) / sum_yy);
+    r.bias_limit = r.tolerance.max_bias + kToleranceSigmas * se;
+  }
 
   void add(std::int64_t index, float expected, std::uint32_t expected_bits, bool expected_poison, float actual,
            bool actual_poison) {
@@ -177,8 +205,12 @@ struct Accumulator {
       ++r.failed;
       score = 1e300;
     } else {
-      const double y = expected, d = std::fabs(static_cast<double>(actual) - y);
+      const double y = expected, signed_d = static_cast<double>(actual) - y, d = std::fabs(signed_d);
       const double allowed = r.tolerance.atol + r.tolerance.rtol * std::fabs(y);
+      sum_dy += signed_d * y;
+      sum_yy += y * y;
+      sum_dd += signed_d * signed_d;
+      ++pairs;
       r.max_abs_error = std::max(r.max_abs_error, d);
       if (y != 0.0) r.max_rel_error = std::max(r.max_rel_error, d / std::fabs(y));
       if (d > allowed) ++r.failed;
@@ -213,6 +245,7 @@ EquivalenceReport compare_outputs(const Tensor& expected, const Tensor& actual, 
     acc.add(i, expected.get(i), expected.bits(i), expected.is_poison(i), actual.get(i), actual.is_poison(i));
   }
   if (acc.r.worst_index >= 0) acc.r.worst_coords = unravel_index(expected.shape(), acc.r.worst_index);
+  acc.finish();
   return acc.r;
 }
 
@@ -231,6 +264,7 @@ EquivalenceReport compare_selected(const std::vector<float>& expected, const Ten
     acc.add(i, expected[s], 0, false, actual.get(i), actual.is_poison(i));
   }
   if (acc.r.worst_index >= 0) acc.r.worst_coords = unravel_index(actual.shape(), acc.r.worst_index);
+  acc.finish();
   return acc.r;
 }
 
@@ -260,6 +294,11 @@ std::string EquivalenceReport::text() const {
   std::snprintf(buf, sizeof buf, "  unwritten      %lld (still poison)%s\n", static_cast<long long>(unwritten_count),
                 first_unwritten_index >= 0 ? (", first at #" + std::to_string(first_unwritten_index)).c_str() : "");
   s += buf;
+  if (bias_checked) {
+    std::snprintf(buf, sizeof buf, "  bias           d ~ %.3e * y, allowed |slope| <= %.3e%s\n", bias_slope, bias_limit,
+                  bias_failed() ? ": FAIL (systematic error, e.g. operands truncated instead of rounded)" : "");
+    s += buf;
+  }
   return s;
 }
 
@@ -284,6 +323,11 @@ Json EquivalenceReport::to_json() const {
   j["first_unwritten_index"] = first_unwritten_index;
   j["worst_ratio"] = worst_ratio > 1e298 ? Json(nullptr) : Json(worst_ratio);
   j["expected_nonfinite"] = expected_nonfinite;
+  if (bias_checked) {
+    j["bias_slope"] = bias_slope;
+    j["bias_limit"] = bias_limit;
+    j["bias_failed"] = bias_failed();
+  }
   return j;
 }
 

@@ -98,9 +98,11 @@ TEST(Equivalence, ToleranceTableMatchesTheDocs) {
   const Row rows[] = {
       {PrecisionPath::fp32, Check::source, 3200, 1.168e-05, 1.180e-05},
       {PrecisionPath::fp32, Check::candidate, 20480, 2.992e-05, 2.967e-05},
-      {PrecisionPath::tf32, Check::source, 4608, 6.146e-04, 9.682e-05},
-      {PrecisionPath::tf32, Check::candidate, 147, 9.739e-04, 7.331e-06},
-      {PrecisionPath::tf32, Check::source, 2, 4.144e-03, 7.628e-07},
+      {PrecisionPath::tf32, Check::source, 4608, 1.9288e-03, 9.682e-05},
+      {PrecisionPath::tf32, Check::candidate, 147, 2.2868e-03, 7.331e-06},
+      {PrecisionPath::tf32, Check::source, 2, 4.1449e-03, 7.628e-07},
+      {PrecisionPath::tf32, Check::source, 20480, 2.1381e-03, 3.6439e-04},
+      {PrecisionPath::tf32, Check::candidate, 10240, 1.9919e-03, 1.9450e-04},
       {PrecisionPath::bf16, Check::source, 2048, 4.921e-05, 7.862e-03},
       {PrecisionPath::bf16, Check::candidate, 16384, 2.970e-04, 8.109e-03},
       {PrecisionPath::fp16, Check::candidate, 2048, 4.927e-05, 1.026e-03},
@@ -110,7 +112,7 @@ TEST(Equivalence, ToleranceTableMatchesTheDocs) {
     EXPECT_NEAR(t.atol, r.atol, r.atol * 1e-3) << to_string(r.p) << " " << to_string(r.c) << " K=" << r.k;
     EXPECT_NEAR(t.rtol, r.rtol, r.rtol * 1e-3) << to_string(r.p) << " " << to_string(r.c);
   }
-  // The accumulation part grows with K (tf32's tie term shrinks like 1/sqrt(K) at first).
+  // The accumulation part grows with K (tf32's input term shrinks a little with K at first).
   for (PrecisionPath p : {PrecisionPath::fp32, PrecisionPath::tf32, PrecisionPath::bf16, PrecisionPath::fp16}) {
     for (Check c : {Check::source, Check::candidate}) {
       const auto small = tolerance_for(p, vortex_path_for(p), c, 64), large = tolerance_for(p, vortex_path_for(p), c, 65536);
@@ -120,6 +122,108 @@ TEST(Equivalence, ToleranceTableMatchesTheDocs) {
       EXPECT_LT(small.rtol, large.rtol);
     }
   }
+}
+
+// tf32: a side that rounds its operands (TF32 vendor, Vortex fp16) against one that does not
+// (a SIMT candidate): z * 2^-11 sqrt(586/1701) sqrt(1 + 1.53 z / sqrt(K)), the larger of it and
+// the tie term (docs/tolerances.md, "Input term (tf32)"). At K = 4608 the first model allowed
+// 6.1e-4, below the 1.3e-3 that a correct fp32 result differs from cuDNN's TF32 output by.
+TEST(Equivalence, Tf32InputTermCoversAnUnroundedSide) {
+  const ToleranceModel m = tolerance_model(PrecisionPath::tf32, PrecisionPath::fp16, Check::source);
+  EXPECT_DOUBLE_EQ(m.input_sigma, std::ldexp(1.0, -11) * std::sqrt(586.0 / 1701.0));
+  EXPECT_DOUBLE_EQ(m.input_max, std::ldexp(1.0, -10) + std::ldexp(1.0, -22));
+  EXPECT_TRUE(m.input_or_tie);
+  for (const std::int64_t k : {147, 4608, 20480}) {
+    const double z = kToleranceSigmas, kd = static_cast<double>(k);
+    const double in = z * m.input_sigma * std::sqrt(1.0 + 1.53 * z / std::sqrt(kd));
+    const double acc = z * std::ldexp(1.0, -23) * std::sqrt(kd / 3.0) + std::ldexp(1.0, -24) * std::ceil(kd / 4.0);
+    const Tolerance t = tolerance_for(PrecisionPath::tf32, PrecisionPath::fp16, Check::source, k);
+    EXPECT_NEAR(t.atol, in + acc, 1e-12) << "K=" << k;  // the input term wins over ties here
+    EXPECT_GT(t.atol, 1.3e-3 * 1.3) << "K=" << k;
+  }
+  // fp32, bf16 and fp16 source checks are unchanged: both sides see the same operands.
+  EXPECT_EQ(tolerance_model(PrecisionPath::fp32, PrecisionPath::fp32, Check::source).input_sigma, 0.0);
+  EXPECT_EQ(tolerance_model(PrecisionPath::bf16, PrecisionPath::bf16, Check::source).input_sigma, 0.0);
+}
+
+// The extra output rounding before a separate activation kernel (source check only):
+// rtol += u s, atol += u g with s = max|act'|, g = max(|act'(z) z| - s |act(z)|) over |z| <= 8.
+TEST(Equivalence, ActivationSlackIsPinned) {
+  struct Row {
+    Activation a;
+    double s, g;
+  };
+  const Row rows[] = {{Activation::relu, 1.0, 0.0},
+                      {Activation::gelu, 1.128904, 0.142891},
+                      {Activation::gelu_tanh, 1.128993, 0.142742},
+                      {Activation::silu, 1.099839, 0.244236}};
+  const double u = std::ldexp(1.0, -8);  // bf16 output
+  const OpSpec plain = make_linear("fc1", PrecisionPath::bf16, 256, 4304, 1152, true);
+  const Tolerance base = tolerance_for(plain, Check::source);
+  for (const Row& r : rows) {
+    const OpSpec with = make_linear("fc1", PrecisionPath::bf16, 256, 4304, 1152, true, r.a);
+    const Tolerance t = tolerance_for(with, Check::source);
+    EXPECT_NEAR(t.rtol - base.rtol, u * r.s, u * 1e-5) << to_string(r.a);
+    EXPECT_NEAR(t.atol - base.atol, u * r.g, u * 1e-5) << to_string(r.a);
+    // Candidates fuse the activation: no slack in the candidate check.
+    const Tolerance c = tolerance_for(with, Check::candidate), c0 = tolerance_for(plain, Check::candidate);
+    EXPECT_EQ(c.atol, c0.atol);
+    EXPECT_EQ(c.rtol, c0.rtol);
+  }
+  // The docs' SigLIP fc1 row (bf16, K = 1152, bias, gelu_tanh): 5.89e-4 / 1.23e-2.
+  const Tolerance siglip =
+      tolerance_for(make_linear("siglip", PrecisionPath::bf16, 256, 4304, 1152, true, Activation::gelu_tanh), Check::source);
+  EXPECT_NEAR(siglip.atol, 5.8877e-4, 5e-8);
+  EXPECT_NEAR(siglip.rtol, 1.2254e-2, 5e-7);
+}
+
+// The fp16-subnormal term of a tf32 op's candidate check (Vortex rounds to fp16): n(lambda) events
+// of 2^-25 each, lambda = K 2^-14 (1 + sqrt(K)/3); 27 at K = 4608. Far below the atol's own size,
+// so it is pinned as a difference, exactly.
+TEST(Equivalence, Fp16SubnormalTermIsPinned) {
+  const std::pair<std::int64_t, int> rows[] = {{147, 5}, {4608, 27}, {20480, 113}};
+  for (const auto& [k, events] : rows) {
+    const Tolerance fp16 = tolerance_for(PrecisionPath::tf32, PrecisionPath::fp16, Check::candidate, k);
+    const Tolerance tf32 = tolerance_for(PrecisionPath::tf32, PrecisionPath::tf32, Check::candidate, k);
+    EXPECT_NEAR(fp16.atol - tf32.atol, events * std::ldexp(1.0, -25), 1e-15) << "K=" << k;
+    EXPECT_EQ(fp16.rtol, tf32.rtol);
+    // The source check has no Vortex side: no subnormal term.
+    EXPECT_EQ(tolerance_for(PrecisionPath::tf32, PrecisionPath::fp16, Check::source, k).atol, tf32.atol);
+  }
+}
+
+// A systematic relative error that every element hides inside atol (the signature of tf32
+// operands truncated instead of rounded at large K) fails the bias check; the same spread
+// without the bias passes; paths without a bias limit do not check it.
+TEST(Equivalence, BiasCheckCatchesASystematicError) {
+  const Tolerance tol = tolerance_for(PrecisionPath::tf32, PrecisionPath::fp16, Check::source, 20480);
+  ASSERT_GT(tol.max_bias, 0.0);
+  EXPECT_NEAR(tol.max_bias, std::ldexp(1.0, -24) * 5120, 1e-15);  // half an ulp per block of 4
+  Tensor e(DType::f32, {4000}, "expected"), unbiased(DType::f32, {4000}, "unbiased"), biased(DType::f32, {4000}, "biased");
+  SplitMix64 rng(17);
+  for (std::int64_t i = 0; i < e.numel(); ++i) {
+    const double y = 1.5 * rng.uniform_pm1(), noise = 3e-4 * rng.uniform_pm1();
+    e.set(i, static_cast<float>(y));
+    unbiased.set(i, static_cast<float>(y + noise));
+    biased.set(i, static_cast<float>(y * (1.0 - 6.8e-4) + noise));
+  }
+  const auto good = compare_outputs(e, unbiased, tol);
+  EXPECT_TRUE(good.passed()) << good.text();
+  EXPECT_TRUE(good.bias_checked);
+  const auto bad = compare_outputs(e, biased, tol);
+  EXPECT_EQ(bad.failed, 0);  // every element is within atol + rtol |y| ...
+  EXPECT_TRUE(bad.bias_failed()) << bad.text();  // ... but the output as a whole is biased
+  EXPECT_FALSE(bad.passed());
+  EXPECT_NEAR(bad.bias_slope, -6.8e-4, 2e-5);
+  EXPECT_NE(bad.text().find("systematic"), std::string::npos);
+  EXPECT_EQ(bad.to_json()["bias_failed"], true);
+  // fp32 sets no bias limit; a report with few elements makes no bias check.
+  EXPECT_LT(tolerance_for(PrecisionPath::fp32, PrecisionPath::fp32, Check::source, 20480).max_bias, 0.0);
+  Tolerance loose = tol;
+  loose.atol = 1.0;
+  EXPECT_FALSE(compare_outputs(filled(DType::f32, {kBiasMinElements - 1}, 1.0f, "e"),
+                               filled(DType::f32, {kBiasMinElements - 1}, 0.99f, "a"), loose)
+                   .bias_checked);
 }
 
 TEST(Equivalence, ReferenceAgainstItselfAndPerturbed) {
