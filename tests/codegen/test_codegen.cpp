@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <future>
 #include <map>
 #include <set>
@@ -108,7 +109,13 @@ TEST(Sample, EveryAxisValueOccursForEachFamily) {
 
 TEST(Cuda, SampleOfEveryFamilyAndPrecisionCompilesForSm90) {
   const std::string nvcc = tb::find_nvcc();
-  if (nvcc.empty()) GTEST_SKIP() << "nvcc not found (set VXSYNTH_NVCC)";
+  if (nvcc.empty()) {
+    // nvcc is a dependency of `make test`: missing, it fails unless explicitly allowed (then the
+    // skip is listed in make test's closing lines).
+    const char* allow = std::getenv("VXSYNTH_ALLOW_MISSING_NVCC");
+    if (allow && std::string(allow) == "1") GTEST_SKIP() << "nvcc not found (VXSYNTH_ALLOW_MISSING_NVCC=1)";
+    FAIL() << "nvcc not found (set VXSYNTH_NVCC, or VXSYNTH_ALLOW_MISSING_NVCC=1 to skip)";
+  }
   // Full axis coverage for one family per engine path, seeds and random designs for the rest:
   // every family x precision path occurs, every axis value occurs.
   std::vector<DesignPoint> designs;

@@ -56,7 +56,7 @@ TEST(CliGpu, MissingOptionsAreUsageErrors) {
 }
 
 TEST(CliGpu, BuildAndInspectWithoutAGpu) {
-  if (!testing::have_nvcc()) GTEST_SKIP() << "nvcc not found";
+  VXSYNTH_REQUIRE_NVCC();
   TempDir scratch("gpu-cli");
   const std::vector<std::string> env = {"VXSYNTH_CACHE_DIR=" + (scratch / "cache")};
   auto good = run_cli({"gpu", "build", "gpu/candidates/linear_tiled.cu"}, scratch.path(), env);

@@ -26,7 +26,7 @@ bool has_violation(const SandboxVerdict& v, const std::string& rule, const std::
 class CandidateBuild : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!testing::have_nvcc()) GTEST_SKIP() << "nvcc not found: candidate builds are not tested on this machine";
+    VXSYNTH_REQUIRE_NVCC();
     options_.cache_dir = cache_.path();
   }
   TempDir cache_{"gpu-cache"};
@@ -160,7 +160,7 @@ TEST(ElfInspect, RejectsWhatIsNotASharedObject) {
 }
 
 TEST(ElfInspect, TruncatedObjectIsAnInputErrorNotACrash) {
-  if (!testing::have_nvcc()) GTEST_SKIP() << "nvcc not found";
+  VXSYNTH_REQUIRE_NVCC();
   TempDir cache("gpu-cache");
   BuildOptions o;
   o.cache_dir = cache.path();
