@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "gpu/profile_report.h"
 #include "signature/derive.h"
+#include "signature/distance.h"
 
 namespace vxsynth::gpu {
 namespace {
@@ -124,10 +125,18 @@ TEST(MapProfile, RowsGoToTheLaunchOfTheirStream) {
   EXPECT_EQ(cand.segment, "k@conv");
   EXPECT_EQ(cand.repeats, 2);
   ASSERT_EQ(cand.d_to_reference.size(), 2u);
+  // Repeat i of the candidate against repeat i of the reference (launches 0/1 and 2/3), exactly.
+  const signature::DistanceConfig cfg;
+  auto dist = [&](std::size_t a, std::size_t b) {
+    return *signature::compute_distance(mapping.launches[a].primary().values, mapping.launches[b].primary().values, cfg).d;
+  };
+  EXPECT_DOUBLE_EQ(cand.d_to_reference[0], dist(0, 1));
+  EXPECT_DOUBLE_EQ(cand.d_to_reference[1], dist(2, 3));
   EXPECT_GT(cand.d_to_reference[0], 0.0);
-  EXPECT_LE(cand.d_to_reference[0], 1.0);
   ASSERT_EQ(cand.d_between_repeats.size(), 1u);
-  // Identical counters apart from the duration: the repeats are (nearly) the same signature.
+  // Identical counters apart from the duration: the repeats' D is exactly the distance of the
+  // two candidate launches, and (nearly) zero.
+  EXPECT_DOUBLE_EQ(cand.d_between_repeats[0], dist(0, 2));
   EXPECT_LT(cand.d_between_repeats[0], 0.01);
   const auto& ref = summary.segments[1];
   EXPECT_EQ(ref.candidate, kReferenceName);

@@ -115,6 +115,22 @@ TEST(Derive, EveryFormulaWithTheFullCounterList) {
     for (const auto& m : metric_table()) EXPECT_TRUE(k.values[index_of(m.id)]) << m.key;
 }
 
+// An ncu that reports the load data bytes and sectors but not the bytes-per-sector percentage
+// (tests/data/signature/ncu-coalescing-fallback.csv): coalescing comes from the second recipe,
+// 100 * bytes / (32 * sectors), still 0 without global loads (or without sectors).
+TEST(Derive, CoalescingFallbackFromBytesAndSectors) {
+  const auto t = NcuTable::read_file("data/signature/ncu-coalescing-fallback.csv");
+  const auto sigs = derive_signatures(t, partial());
+  ASSERT_EQ(sigs.size(), 4u);
+  EXPECT_DOUBLE_EQ(v(sigs[0], MetricId::kCoalescing), 100.0 * 1048576 / (32.0 * 40960));  // 80 %
+  EXPECT_DOUBLE_EQ(v(sigs[0], MetricId::kCoalescing), 80.0);
+  EXPECT_DOUBLE_EQ(v(sigs[1], MetricId::kCoalescing), 0.0);
+  EXPECT_DOUBLE_EQ(v(sigs[2], MetricId::kCoalescing), 0.0);
+  EXPECT_DOUBLE_EQ(v(sigs[3], MetricId::kCoalescing), 100.0);
+  EXPECT_NE(sigs[0].formula[index_of(MetricId::kCoalescing)].find("100 * smsp__sass_data_bytes_mem_global_op_ld.sum"),
+            std::string::npos);
+}
+
 TEST(Derive, MissingCounterIsAnErrorNamingIt) {
   const auto t = NcuTable::read_file(kBf16);
   try {

@@ -115,6 +115,13 @@ TEST(Distance, RetentionNeedsMoreThanTheMargin) {
   EXPECT_FALSE(retains(0.30, 0.2951, cfg));
   EXPECT_FALSE(retains(0.25, 0.25, cfg));
   EXPECT_FALSE(retains(0.30, 0.31, cfg));
+  // Exactly the margin is not more than the margin (the boundary: `>`, not `>=`); the differences
+  // below are exact in binary floating point.
+  EXPECT_FALSE(retains(cfg.retention_margin, 0.0, cfg));
+  DistanceConfig quarter;
+  quarter.retention_margin = 0.25;
+  EXPECT_FALSE(retains(0.75, 0.5, quarter));
+  EXPECT_TRUE(retains(0.75, std::nextafter(0.5, 0.0), quarter));
 }
 
 TEST(DistanceConfig, ReadsJsonAndRejectsUnknownKeys) {
