@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 
+#include "temp_dir.h"
 #include "ops/op_spec.h"
 #include "ops/tensor_file.h"
 
@@ -31,11 +33,12 @@ CliRun run(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
+// A private folder per call, removed when the test process exits (fixed /tmp names collided
+// between concurrent runs on one host).
 std::string temp_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("vxsynth_ops_cli_" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir.string();
+  static std::vector<std::unique_ptr<test_support::TempDir>> dirs;
+  dirs.push_back(std::make_unique<test_support::TempDir>("ops-cli-" + name));
+  return dirs.back()->path();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "common/error.h"
+#include "temp_dir.h"
 #include "ops/op_spec.h"
 
 using namespace vxsynth;
@@ -64,10 +65,9 @@ TEST(OpSpec, JsonRoundTripEveryKind) {
                 Activation::relu),
       make_conv("c2", PrecisionPath::tf32, 1, 4, 8, {9, 7}, {3, 2}, {1, 2}, {1, 0}, {1, 1}, 4),
   };
-  const auto dir = std::filesystem::temp_directory_path() / "vxsynth_ops_spec";
-  std::filesystem::create_directories(dir);
+  const test_support::TempDir dir("ops-spec");
   for (const OpSpec& s : specs) {
-    const std::string path = (dir / (s.name + ".json")).string();
+    const std::string path = dir / (s.name + ".json");
     write_op_spec(path, s);
     const OpSpec r = read_op_spec(path);
     EXPECT_EQ(op_spec_to_json(r), op_spec_to_json(s)) << s.name;

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "common/error.h"
+#include "temp_dir.h"
 #include "ops/inputs.h"
 #include "ops/tensor_file.h"
 
@@ -15,10 +16,10 @@ using namespace vxsynth::ops;
 
 namespace {
 
+// One private folder per test process (fixed /tmp names collided between concurrent runs).
 std::string temp_path(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / "vxsynth_ops_tensor";
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
+  static const test_support::TempDir dir("ops-tensor");
+  return dir / name;
 }
 
 std::string slurp(const std::string& path) {

@@ -18,6 +18,7 @@ import json
 import math
 import sys
 import tarfile
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -190,9 +191,10 @@ def main():
                 y = y[rows]
             out = tf.from_torch(y, name=name, seed=seed)
             data = io.BytesIO()
-            path = Path(f"/tmp/{name}.tensor")
-            tf.write_tensor(str(path), out)
-            data = path.read_bytes()
+            with tempfile.TemporaryDirectory() as tmp:  # private: no fixed /tmp name to collide on
+                path = Path(tmp) / f"{name}.tensor"
+                tf.write_tensor(str(path), out)
+                data = path.read_bytes()
             info = tarfile.TarInfo(f"{name}.tensor")
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
