@@ -4,12 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
+#include "codegen/emit.h"
 #include "common/json_io.h"
+#include "design/seed.h"
 #include "gpu/device_probe.h"
 #include "gpu/job.h"
+#include "signature/distance.h"
+#include "signature/signature.h"
+#include "ops/op_spec.h"
 #include "test_util.h"
 
 namespace vxsynth::gpu {
@@ -150,14 +157,86 @@ TEST_F(GpuDevice, ProfileWritesOneSignaturePerCandidateAndTheDistance) {
   for (const auto& s : summary["segments"]) {
     if (s["candidate"] == "reference") continue;
     ASSERT_TRUE(s.contains("d_to_reference")) << s.dump();
-    for (const auto& d : s["d_to_reference"]) {
-      EXPECT_GT(d.get<double>(), 0.0);
-      EXPECT_LE(d.get<double>(), 1.0);
+    // D of repeat i is exactly the distance between the two signature files' kernels i.
+    const std::string seg = s["segment"].get<std::string>();
+    const auto cand = signature::read_signatures(scratch_ / ("prof/signatures/" + seg + ".json"));
+    const auto ref = signature::read_signatures(scratch_ / ("prof/signatures/reference@" + s["op"].get<std::string>() + ".json"));
+    ASSERT_EQ(s["d_to_reference"].size(), 2u);
+    ASSERT_EQ(cand.size(), 2u);
+    ASSERT_EQ(ref.size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+      const auto d = signature::compute_distance(cand[i].values, ref[i].values, signature::DistanceConfig{}).d;
+      ASSERT_TRUE(d.has_value());
+      EXPECT_DOUBLE_EQ(s["d_to_reference"][i].get<double>(), *d) << seg << " repeat " << i;
+      EXPECT_GT(*d, 0.0);  // a hand-written candidate is not the vendor kernel
     }
     ++with_d;
   }
   EXPECT_EQ(with_d, 2);
   EXPECT_TRUE(std::filesystem::exists(scratch_ / "prof/ncu-raw.csv"));
+}
+
+// Every precision path at the suite's real shapes and K (suite/vx-robotics/h200/*/reference.json:
+// fp32 SIMT linears with K = 512 and 3200, tf32 convs with K = 4608 (tensor-core seed) and
+// 10240/20480 (SIMT seeds, fp32 operands against cuDNN's TF32), bf16 GEMMs with K up to 2048):
+// the generated seed candidate of each benchmark and the hand-written candidate of its op kind
+// against the vendor operator. The small ops above have K <= 150, where the tf32 check once
+// passed a plain fp32 result that it rejected at K = 4608.
+TEST_F(GpuDevice, SuiteSeedsAndHandWrittenCandidatesPassAtTheRealK) {
+  const std::filesystem::path suite = "../suite/vx-robotics/h200";
+  std::vector<std::filesystem::path> benches;
+  for (const auto& e : std::filesystem::directory_iterator(suite)) {
+    if (std::filesystem::exists(e.path() / "reference.json")) benches.push_back(e.path());
+  }
+  std::sort(benches.begin(), benches.end());
+  ASSERT_EQ(benches.size(), 15u);
+  std::set<std::string> paths_passed;
+  std::printf("%-28s %-22s %-6s %7s %-7s %10s %10s %9s\n", "benchmark", "candidate", "path", "K", "status",
+              "max |d|", "atol", "worst/allowed");
+  for (const auto& bench : benches) {
+    const std::string name = bench.filename().string();
+    SCOPED_TRACE(name);
+    const std::string ref = (bench / "reference.json").string();
+    const ops::OpSpec spec = design::op_spec_from_reference(read_json_file(ref), ref);
+    const std::string op_file = scratch_ / (name + ".json");
+    ops::write_op_spec(op_file, spec);
+    const design::DesignPoint seed = design::seed_from_reference(ref);
+    const std::string seed_cu = scratch_ / (name + "-seed.cu");
+    std::ofstream(seed_cu) << codegen::emit_cuda(seed);
+    std::vector<std::string> candidates = {seed_cu};
+    switch (spec.kind) {
+      case ops::OpKind::linear:
+        candidates.push_back(kC + "linear_tiled.cu");
+        if (spec.precision == ops::PrecisionPath::bf16) candidates.push_back(kC + "linear_wmma.cu");
+        break;
+      case ops::OpKind::matmul: candidates.push_back(kC + "matmul_tiled.cu"); break;
+      case ops::OpKind::conv1d:
+      case ops::OpKind::conv2d: candidates.push_back(kC + "conv_implicit_gemm.cu"); break;  // fp32 FFMA
+    }
+    std::vector<std::string> args = {"gpu", "run", "--out", scratch_ / name, "--seed", "7", "--no-tensors", "--op",
+                                     op_file, "--candidate"};
+    args.insert(args.end(), candidates.begin(), candidates.end());
+    const auto r = cli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    const auto result = read_job_result(scratch_ / (name + "/result.json"));
+    EXPECT_EQ(result.checks.size(), candidates.size());
+    for (const auto& c : result.checks) {
+      const Json& e = c.equivalence;
+      auto num = [&](const char* key) { return e.contains(key) && e[key].is_number() ? e[key].get<double>() : -1.0; };
+      std::printf("%-28s %-22s %-6s %7lld %-7s %10.3g %10.3g %9.3g\n", name.c_str(),
+                  std::filesystem::path(c.candidate).stem().string().substr(0, 22).c_str(),
+                  ops::to_string(spec.precision).c_str(), static_cast<long long>(spec.reduction_length()),
+                  c.status.c_str(), num("max_abs_error"), num("atol"), num("worst_ratio"));
+      const bool generated = c.candidate.find("-seed") != std::string::npos;
+      if (generated || c.candidate.find("conv_implicit_gemm") != std::string::npos) {
+        EXPECT_EQ(c.status, "passed") << c.candidate << " on " << name << ": " << c.message << " " << e.dump();
+      } else {
+        EXPECT_TRUE(c.status == "passed" || c.status == "unsupported") << c.candidate << ": " << e.dump();
+      }
+      if (c.status == "passed") paths_passed.insert(ops::to_string(spec.precision));
+    }
+  }
+  EXPECT_EQ(paths_passed, (std::set<std::string>{"bf16", "fp32", "tf32"}));  // the suite uses no fp16
 }
 
 }  // namespace
