@@ -203,7 +203,12 @@ def test_candidate_built_for_another_gpu_is_refused(tmp_path, monkeypatch):
 def test_real_nvcc_object_archs(tmp_path):
     nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if Path("/usr/local/cuda/bin/nvcc").exists() else None)
     if nvcc is None:
-        pytest.skip("nvcc not installed: the fat-binary reader is checked on a synthetic object only")
+        # nvcc is a dependency of `make test` (docs/development.md): missing, this fails unless
+        # VXSYNTH_ALLOW_MISSING_NVCC=1 says this machine cannot have it.
+        why = "nvcc not installed: the fat-binary reader is checked on a synthetic object only"
+        if os.environ.get("VXSYNTH_ALLOW_MISSING_NVCC") == "1":
+            pytest.skip(why)
+        pytest.fail(why + " (set VXSYNTH_ALLOW_MISSING_NVCC=1 to skip)")
     (tmp_path / "k.cu").write_text("__global__ void k(float* x) { x[0] = 1; }\n")
     so = tmp_path / "k.so"
     subprocess.run([nvcc, "-gencode=arch=compute_80,code=sm_80", "-gencode=arch=compute_90,code=sm_90", "-shared",

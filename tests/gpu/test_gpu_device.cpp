@@ -191,8 +191,8 @@ TEST_F(GpuDevice, SuiteSeedsAndHandWrittenCandidatesPassAtTheRealK) {
   std::sort(benches.begin(), benches.end());
   ASSERT_EQ(benches.size(), 15u);
   std::set<std::string> paths_passed;
-  std::printf("%-28s %-22s %-6s %7s %-7s %10s %10s %9s\n", "benchmark", "candidate", "path", "K", "status",
-              "max |d|", "atol", "worst/allowed");
+  std::printf("%-28s %-22s %-6s %7s %-7s %10s %10s %9s %9s\n", "benchmark", "candidate", "path", "K", "status",
+              "max |d|", "atol", "worst/allowed", "bias/lim");
   for (const auto& bench : benches) {
     const std::string name = bench.filename().string();
     SCOPED_TRACE(name);
@@ -223,10 +223,11 @@ TEST_F(GpuDevice, SuiteSeedsAndHandWrittenCandidatesPassAtTheRealK) {
     for (const auto& c : result.checks) {
       const Json& e = c.equivalence;
       auto num = [&](const char* key) { return e.contains(key) && e[key].is_number() ? e[key].get<double>() : -1.0; };
-      std::printf("%-28s %-22s %-6s %7lld %-7s %10.3g %10.3g %9.3g\n", name.c_str(),
+      const double bias = num("bias_limit") > 0 ? num("bias_slope") / num("bias_limit") : 0.0;
+      std::printf("%-28s %-22s %-6s %7lld %-7s %10.3g %10.3g %9.3g %9.3g\n", name.c_str(),
                   std::filesystem::path(c.candidate).stem().string().substr(0, 22).c_str(),
                   ops::to_string(spec.precision).c_str(), static_cast<long long>(spec.reduction_length()),
-                  c.status.c_str(), num("max_abs_error"), num("atol"), num("worst_ratio"));
+                  c.status.c_str(), num("max_abs_error"), num("atol"), num("worst_ratio"), bias);
       const bool generated = c.candidate.find("-seed") != std::string::npos;
       if (generated || c.candidate.find("conv_implicit_gemm") != std::string::npos) {
         EXPECT_EQ(c.status, "passed") << c.candidate << " on " << name << ": " << c.message << " " << e.dump();
