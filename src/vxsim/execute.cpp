@@ -393,6 +393,7 @@ uint64_t Core::run_warp_traced(Warp& w, uint64_t budget) {
     const uint32_t mask = w.tmask;
     const uint32_t pc = w.pc;
     const uint32_t active = lane_count(mask);
+    const uint64_t uops_before = ctr.tensor_uops;
     d.exec(*this, w, d);
     ++n;
     ++ctr.warp_instructions;
@@ -400,6 +401,13 @@ uint64_t Core::run_warp_traced(Warp& w, uint64_t budget) {
     const size_t cls = static_cast<size_t>(d.op_class);
     ++ctr.warp_by_class[cls];
     ctr.thread_by_class[cls] += active;
+    rec.next_mask = w.tmask;
+    // After exec: a slot's fields are decoded by its first execution. Warp-control operands
+    // (the only users) are not written by their own instruction.
+    const uint32_t last = 31 - static_cast<uint32_t>(std::countl_zero(mask));
+    rec.arg0 = w.x[d.rs1][last];
+    rec.arg1 = w.x[d.rs2][last];
+    rec.uops = d.op_class == OpClass::kTensor ? static_cast<uint32_t>(ctr.tensor_uops - uops_before) : 1;
     rec.core = id;
     rec.warp = w.id;
     rec.pc = pc;

@@ -149,6 +149,7 @@ RunResult Simulator::run() {
   std::fill(internals_->io.begin(), internals_->io.end(), uint8_t{0});
   internals_->stop_requested = false;
   for (auto& c : cores_) c->reset(startup_addr_, startup_arg_);
+  if (consumer_) consumer_->on_run_begin(config_);
 
   uint64_t budget = config_.max_instructions == 0 ? UINT64_MAX : config_.max_instructions;
   Core* cur_core = nullptr;
@@ -181,6 +182,7 @@ RunResult Simulator::run() {
     r.lane = t.lane;
     r.taken_mask = t.taken_mask;
     r.not_taken_mask = t.not_taken_mask;
+    if (consumer_) consumer_->on_run_end(false);
     collect();
     throw SimFault(std::move(r));
   };
@@ -199,7 +201,11 @@ RunResult Simulator::run() {
                        "instruction budget of " + std::to_string(config_.max_instructions) + " warp-instructions exhausted",
                        {}, {}, {}, {}};
           }
-          const uint64_t q = std::min(budget, kQuantum);
+          uint64_t q = std::min(budget, kQuantum);
+          if (consumer_) {
+            q = std::min(q, consumer_->wants(core->id, w.id));
+            if (q == 0) continue;
+          }
           const uint64_t n = consumer_ ? core->run_warp_traced(w, q) : core->run_warp(w, q);
           budget -= n;
           progress = true;
@@ -231,6 +237,7 @@ RunResult Simulator::run() {
         }
         progress = true;
       }
+      if (consumer_ && consumer_->on_round_end()) progress = true;
       if (!any_active) break;
       if (!progress) {
         // Every live warp waits: name the first one and what it waits for.
@@ -274,6 +281,7 @@ RunResult Simulator::run() {
       core->active_warps = 0;
     }
   }
+  if (consumer_) consumer_->on_run_end(true);
   collect();
   std::memcpy(&result.exit_code, &internals_->io[kIoExitCodeAddr], 4);
   result.warp_instructions = total_counters_.warp_instructions;

@@ -24,12 +24,28 @@ struct ExecutedInstruction {
   uint8_t rd = 0, rs1 = 0, rs2 = 0, rs3 = 0;  // register fields as encoded
   bool is_memory = false;
   std::array<uint32_t, 32> addresses{};       // per-lane effective address when is_memory
+  uint32_t next_mask = 0;   // the warp's thread mask after it (0: the warp exited)
+  uint32_t arg0 = 0, arg1 = 0;  // x[rs1], x[rs2] of the last active lane, read after it ran
+                                // (warp control: BAR id/count, WSPAWN count/pc)
+  uint32_t uops = 1;        // issue slots on Vortex 2.x: a WMMA's micro-ops, else 1
 };
+
+struct Config;
 
 class InstructionConsumer {
  public:
   virtual ~InstructionConsumer() = default;
   virtual void on_instruction(const ExecutedInstruction& record) = 0;
+
+  // Pacing, for a timing model that replays each warp's stream on its own clock: the run
+  // loop runs warp `warp` of core `core` for at most wants() instructions in this round
+  // (0: skip it this round), and calls on_round_end() after every round; a true return
+  // counts as progress for the deadlock check. The defaults leave the run loop as it is.
+  virtual uint64_t wants(uint32_t /*core*/, uint32_t /*warp*/) { return UINT64_MAX; }
+  virtual bool on_round_end() { return false; }
+  // Around Simulator::run(); `completed` is false when the run ended in a fault.
+  virtual void on_run_begin(const Config& /*config*/) {}
+  virtual void on_run_end(bool /*completed*/) {}
 };
 
 // Writes one line per executed warp instruction:
