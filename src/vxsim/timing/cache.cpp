@@ -1,0 +1,105 @@
+#include "vxsim/timing/cache.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace vxsynth::vxsim::timing {
+
+CacheStats& CacheStats::operator+=(const CacheStats& o) {
+  reads += o.reads;
+  writes += o.writes;
+  read_misses += o.read_misses;
+  write_misses += o.write_misses;
+  bank_stalls += o.bank_stalls;
+  mshr_stalls += o.mshr_stalls;
+  return *this;
+}
+
+Cache::Cache(uint32_t size, uint32_t ways, uint32_t line, uint32_t banks, uint32_t mshrs, uint32_t latency,
+             MemLevel* next)
+    : line_(line),
+      ways_(ways),
+      sets_(size / (line * ways)),
+      latency_(latency),
+      line_bits_(static_cast<uint32_t>(std::countr_zero(line))),
+      next_(next),
+      tags_(static_cast<size_t>(sets_) * ways, 0),
+      lru_(static_cast<size_t>(sets_) * ways, 0),
+      bank_free_(banks, 0),
+      mshr_(mshrs) {}
+
+void Cache::reset() {
+  std::fill(tags_.begin(), tags_.end(), 0);
+  std::fill(lru_.begin(), lru_.end(), 0);
+  std::fill(bank_free_.begin(), bank_free_.end(), 0);
+  std::fill(mshr_.begin(), mshr_.end(), Mshr{});
+  stamp_ = 0;
+  stats_ = CacheStats{};
+}
+
+uint64_t Cache::request(uint64_t cycle, uint64_t addr, bool write) {
+  const uint64_t line = addr >> line_bits_;
+  uint64_t& bank = bank_free_[line & (bank_free_.size() - 1)];
+  uint64_t t = std::max(cycle, bank);
+  stats_.bank_stalls += t - cycle;
+  bank = t + 1;
+  const uint32_t set = static_cast<uint32_t>((line / bank_free_.size()) & (sets_ - 1));
+  uint32_t* tags = &tags_[static_cast<size_t>(set) * ways_];
+  uint64_t* lru = &lru_[static_cast<size_t>(set) * ways_];
+  const uint32_t key = static_cast<uint32_t>(line) + 1;
+  uint32_t way = ways_;
+  for (uint32_t w = 0; w < ways_; ++w) {
+    if (tags[w] == key) way = w;
+  }
+  if (write) {
+    // Write-through, no write allocation: the word goes on to the next level either way.
+    ++stats_.writes;
+    if (way != ways_) {
+      lru[way] = ++stamp_;
+    } else {
+      ++stats_.write_misses;
+    }
+    next_->request(t + latency_, addr, true);
+    return t + 1;
+  }
+  ++stats_.reads;
+  // A miss to a line still being filled waits for that fill (the MSHR merges it).
+  for (const Mshr& m : mshr_) {
+    if (m.line == key && m.fill > t) {
+      ++stats_.read_misses;
+      return m.fill + latency_;
+    }
+  }
+  if (way != ways_) {
+    lru[way] = ++stamp_;
+    return t + latency_;
+  }
+  ++stats_.read_misses;
+  // A free MSHR (one whose fill is over), else wait for the earliest one.
+  Mshr* slot = &mshr_[0];
+  for (Mshr& m : mshr_) {
+    if (m.fill <= t) {
+      slot = &m;
+      break;
+    }
+    if (m.fill < slot->fill) slot = &m;
+  }
+  if (slot->fill > t) {
+    stats_.mshr_stalls += slot->fill - t;
+    t = slot->fill;
+  }
+  const uint64_t fill = next_->request(t + latency_, addr, false);
+  slot->line = key;
+  slot->fill = fill;
+  // Install now (the MSHR check above covers the window until the fill arrives).
+  uint32_t victim = 0;
+  for (uint32_t w = 1; w < ways_; ++w) {
+    if (tags[w] == 0 || (tags[victim] != 0 && lru[w] < lru[victim])) victim = w;
+    if (tags[victim] == 0) break;
+  }
+  tags[victim] = key;
+  lru[victim] = ++stamp_;
+  return fill + latency_;
+}
+
+}  // namespace vxsynth::vxsim::timing

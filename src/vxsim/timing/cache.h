@@ -1,0 +1,46 @@
+// A set-associative, banked, non-blocking cache for the timing model (Vortex's cache: LRU,
+// write-through without write allocation, MSHRs merging misses to a pending line).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "vxsim/timing/memory_model.h"
+
+namespace vxsynth::vxsim::timing {
+
+struct CacheStats {
+  uint64_t reads = 0;
+  uint64_t writes = 0;
+  uint64_t read_misses = 0;
+  uint64_t write_misses = 0;
+  uint64_t bank_stalls = 0;  // cycles requests waited for a busy bank
+  uint64_t mshr_stalls = 0;  // cycles misses waited for a free MSHR
+  CacheStats& operator+=(const CacheStats& o);
+};
+
+class Cache : public MemLevel {
+ public:
+  Cache(uint32_t size, uint32_t ways, uint32_t line, uint32_t banks, uint32_t mshrs, uint32_t latency, MemLevel* next);
+  uint64_t request(uint64_t cycle, uint64_t addr, bool write) override;
+  const CacheStats& stats() const { return stats_; }
+  void reset();
+  uint32_t line() const { return line_; }
+
+ private:
+  uint32_t line_, ways_, sets_, latency_;
+  uint32_t line_bits_;
+  MemLevel* next_;
+  std::vector<uint32_t> tags_;   // sets * ways: line number + 1, 0 = invalid
+  std::vector<uint64_t> lru_;    // last use stamp
+  std::vector<uint64_t> bank_free_;
+  struct Mshr {
+    uint64_t line = 0;
+    uint64_t fill = 0;  // cycle the line arrives
+  };
+  std::vector<Mshr> mshr_;
+  uint64_t stamp_ = 0;
+  CacheStats stats_;
+};
+
+}  // namespace vxsynth::vxsim::timing
