@@ -1,7 +1,9 @@
 // vxsynth sim: the embedded Vortex simulator from the command line.
 //   sim cc SRC... -o OUT.vxbin   compile a kernel with vortex-rt (OUT.elf, OUT.dump beside it)
 //   sim run KERNEL               run a standalone kernel (like Vortex's simx), exit with its code
+#include <algorithm>
 #include <cinttypes>
+#include <vector>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -11,9 +13,12 @@
 #include "cli/command.h"
 #include "common/error.h"
 #include "common/json_io.h"
+#include "refine/vortex_signature.h"
+#include "signature/signature.h"
 #include "vxsim/host/device.h"
 #include "vxsim/host/kernel_build.h"
 #include "vxsim/simulator.h"
+#include "vxsim/timing/vortex2.h"
 
 namespace vxsynth::cli {
 namespace {
@@ -33,6 +38,11 @@ struct RunOptions {
   std::optional<uint64_t> max_instrs;
   bool perf = false;
   bool json = false;
+  std::string timing;  // "" = none unless --signature asks for it
+  std::string signature;
+  double clock_mhz = 200.0;
+  std::vector<std::string> timing_params;
+  std::string timing_config;
   bool plain_console = false;
 };
 
@@ -50,17 +60,32 @@ int exit_status_of(int32_t code) {
   return low != 0 ? low : 1;
 }
 
-void print_perf(const vxsim::Simulator& sim, std::ostream& out) {
+void print_perf(const vxsim::Simulator& sim, const vxsim::timing::Vortex2Model* timing, std::ostream& out) {
   const vxsim::Counters& total = sim.counters();
   const auto& cores = sim.core_counters();
   const uint32_t threads = sim.config().threads;
-  out << "PERF: vxsim functional simulator: cycles are not modelled; instrs = thread-instructions\n";
+  if (timing) {
+    out << "PERF: vxsim with the vortex2 timing model: counters cover the whole run (one launch); instrs = "
+           "thread-instructions, a WMMA counted as its micro-ops as SimX does\n";
+  } else {
+    out << "PERF: vxsim functional simulator: cycles are not modelled (--timing vortex2 models them); instrs = "
+           "thread-instructions\n";
+  }
+  // "warp loads/stores" are warp instructions; SimX's "loads="/"stores=" (timing lines) are lane accesses.
   out << "PERF: warp instrs=" << total.warp_instructions << ", active lanes="
-      << static_cast<int>(total.active_lane_fraction(threads) * 1000.0 + 0.5) / 10.0 << "%, loads="
+      << static_cast<int>(total.active_lane_fraction(threads) * 1000.0 + 0.5) / 10.0 << "%, warp loads="
       << total.warp_by_class[static_cast<size_t>(vxsim::OpClass::kLoad)]
-      << ", stores=" << total.warp_by_class[static_cast<size_t>(vxsim::OpClass::kStore)]
-      << " (warp instructions), divergent splits=" << total.divergent_splits
-      << ", barrier waits=" << total.barrier_waits << "\n";
+      << ", warp stores=" << total.warp_by_class[static_cast<size_t>(vxsim::OpClass::kStore)]
+      << ", divergent splits=" << total.divergent_splits << ", barrier waits=" << total.barrier_waits << "\n";
+  if (timing) {
+    if (total.tensor_uops != 0) {
+      out << "PERF: tensor: wmma=" << total.warp_by_class[static_cast<size_t>(vxsim::OpClass::kTensor)]
+          << ", uops=" << total.tensor_uops << ", flops=" << total.tensor_flops << ", int ops=" << total.tensor_int_ops
+          << ", thread-instrs with one per WMMA=" << total.thread_instructions << "\n";
+    }
+    vxsim::timing::print_timing_perf(out, timing->summary(), threads);
+    return;
+  }
   if (cores.size() > 1) {
     for (size_t c = 0; c < cores.size(); ++c) {
       out << "PERF: core" << c << ": instrs=" << cores[c].thread_instructions << ", cycles=n/a, IPC=n/a\n";
@@ -86,6 +111,24 @@ int run_kernel(const RunOptions& o) {
   config.validate("sim run options (--cores/--warps/--threads/--local-mem)");
 
   vxsim::Simulator sim(config);
+  std::unique_ptr<vxsim::timing::Vortex2Model> timing;
+  const std::string model = o.timing.empty() ? (o.signature.empty() ? "none" : "vortex2") : o.timing;
+  if (!o.signature.empty() && model != "vortex2") {
+    throw InputError("sim run", "--signature", "the Vortex-side signature needs --timing vortex2");
+  }
+  if (model == "vortex2") {
+    vxsim::timing::TimingParams params;
+    if (!o.timing_config.empty()) params.load_file(o.timing_config);
+    for (const auto& a : o.timing_params) params.set_assignment(a);
+    vxsim::timing::TimingParams check = params;
+    check.resolve(config);  // report a bad parameter before running
+    timing = std::make_unique<vxsim::timing::Vortex2Model>(params);
+    sim.set_instruction_consumer(timing.get());
+  } else if (model != "none") {
+    throw InputError("sim run", "--timing", "expected none or vortex2, got '" + o.timing + "'");
+  } else if (!o.timing_params.empty() || !o.timing_config.empty()) {
+    throw InputError("sim run", "--timing-param", "timing parameters need --timing vortex2");
+  }
   sim.load_program(o.kernel);
   // A .vxbin carries no line table; the ELF that `sim cc` leaves beside it does.
   if (fs::path(o.kernel).extension() == ".vxbin") {
@@ -118,7 +161,7 @@ int run_kernel(const RunOptions& o) {
   }
   std::fflush(console);
 
-  if (o.json) {
+  if (o.json || !o.signature.empty()) {
     Json doc;
     doc["schema"] = schema_id("vxsim-run", 1);
     doc["kernel"] = o.kernel;
@@ -139,15 +182,34 @@ int run_kernel(const RunOptions& o) {
     } else {
       doc["fault"] = nullptr;
     }
-    doc["instrs"] = sim.counters().thread_instructions;  // Vortex 2.x: thread-instructions
-    doc["cycles"] = nullptr;                             // no timing model
-    doc["ipc"] = nullptr;
-    doc["note"] = "functional simulation: cycles and IPC are not modelled";
+    if (timing) {
+      // Vortex 2.x: thread-instructions, a WMMA counted as its micro-ops (SimX's count).
+      doc["instrs"] = timing->summary().total.instrs;
+      doc["cycles"] = timing->cycles();
+      doc["ipc"] = timing->summary().total.instrs / static_cast<double>(std::max<uint64_t>(1, timing->cycles()));
+      doc["note"] = "vortex2 timing model; counters cover the whole run (one launch)";
+      doc["timing"] = vxsim::timing::timing_to_json(timing->summary(), timing->params(), config);
+    } else {
+      doc["instrs"] = sim.counters().thread_instructions;  // Vortex 2.x: thread-instructions
+      doc["cycles"] = nullptr;                             // no timing model
+      doc["ipc"] = nullptr;
+      doc["note"] = "functional simulation: cycles and IPC are not modelled (--timing vortex2 models them)";
+    }
     doc["counters"] = sim.counters_json();
-    std::cout << dump_json(doc) << "\n";
-  } else {
+    if (!o.signature.empty() && !fault) {
+      refine::VortexSignatureOptions sopt;
+      sopt.clock_mhz = o.clock_mhz;
+      signature::SignatureFile file;
+      file.source = o.kernel;
+      file.kernels.push_back(refine::vortex_signature(doc, o.kernel, sopt));
+      write_json_file(o.signature, file.to_json());
+      std::cerr << "wrote " << o.signature << " (vxsynth.signature/1, Vortex side, " << o.clock_mhz << " MHz)\n";
+    }
+    if (o.json) std::cout << dump_json(doc) << "\n";
+  }
+  if (!o.json) {
     if (fault) std::cerr << fault->to_string() << "\n";
-    if (o.perf) print_perf(sim, std::cout);
+    if (o.perf) print_perf(sim, timing.get(), std::cout);
   }
   if (fault) return kExitWorkFailed;
   return exit_status_of(result.exit_code);
@@ -191,6 +253,20 @@ const CommandRegistrar reg(
                       "stop with a fault after this many warp-instructions (0 = no limit)");
       run->add_flag("--perf", run_options->perf,
                     "end with Vortex's summary line PERF: instrs=N, cycles=..., IPC=... (instrs = thread-instructions)");
+      run->add_option("--timing", run_options->timing,
+                      "timing model: none (functional, fastest) or vortex2 (cycles as Vortex 2.x SimX: pipeline, "
+                      "caches, memory; see docs/vxsim-timing.md)")
+          ->capture_default_str();
+      run->add_option("--signature", run_options->signature,
+                      "write the Vortex-side signature (vxsynth.signature/1, the ten metrics from the timing "
+                      "counters) to FILE; implies --timing vortex2");
+      run->add_option("--clock-mhz", run_options->clock_mhz,
+                      "core clock for the signature's DRAM bandwidth and duration (default 200)")
+          ->capture_default_str();
+      run->add_option("--timing-param", run_options->timing_params,
+                      "override one timing parameter NAME=VALUE (repeatable), e.g. mem_latency=120");
+      run->add_option("--timing-config", run_options->timing_config,
+                      "file of timing parameters, one NAME = VALUE a line ('#' comments)");
       run->add_flag("--json", run_options->json,
                     "print {\"schema\": \"vxsynth.vxsim-run/1\", exit code, fault, counters} on stdout (console "
                     "lines go to stderr)");

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <sstream>
 
 #include "common/error.h"
 
@@ -99,7 +100,36 @@ Config current_device_config() {
   return device_config_from_environment();
 }
 
-Device::Device(const Config& config) : sim_(config), per_core_(config.cores) {
+std::optional<timing::TimingParams> timing_from_environment() {
+  const char* model = std::getenv("VXSIM_TIMING");
+  const std::string name = model == nullptr ? "" : model;
+  if (name.empty() || name == "none") return std::nullopt;
+  if (name != "vortex2") {
+    throw InputError("environment", "VXSIM_TIMING", "expected none or vortex2, got '" + name + "'");
+  }
+  timing::TimingParams params;
+  if (const char* file = std::getenv("VXSIM_TIMING_CONFIG"); file != nullptr && *file != '\0') params.load_file(file);
+  if (const char* list = std::getenv("VXSIM_TIMING_PARAMS"); list != nullptr) {
+    std::string_view rest = list;
+    while (!rest.empty()) {
+      const size_t comma = rest.find(',');
+      const std::string_view item = rest.substr(0, comma);
+      if (!item.empty()) params.set_assignment(item, "VXSIM_TIMING_PARAMS");
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  return params;
+}
+
+Device::Device(const Config& config, const std::optional<timing::TimingParams>& timing)
+    : sim_(config), per_core_(config.cores) {
+  if (timing) {
+    timing::TimingParams check = *timing;
+    check.resolve(config);
+    timing_ = std::make_unique<timing::Vortex2Model>(*timing);
+    sim_.set_instruction_consumer(timing_.get());
+  }
   sim_.set_console_callback([this](const ConsoleLine& line) {
     console_text_ += line.text;
     console_text_ += '\n';
@@ -288,6 +318,14 @@ void Device::run_launch() {
   const auto& cores = sim_.core_counters();
   for (size_t i = 0; i < cores.size() && i < per_core_.size(); ++i) per_core_[i] += cores[i];
   ++launches_;
+  LaunchRecord record;
+  record.counters = sim_.counters();
+  if (timing_) {
+    timing_total_ += timing_->summary();
+    record.cycles = timing_->cycles();
+    record.timed_instrs = timing_->summary().total.instrs;
+  }
+  launch_log_.push_back(record);
   outcome_ = std::move(outcome);
   running_ = false;
   done_cv_.notify_all();
@@ -311,6 +349,24 @@ bool Device::wait(uint64_t timeout_ms) {
 
 void Device::dump_perf(std::FILE* stream) const {
   std::lock_guard lock(mutex_);
+  if (timing_) {
+    std::fprintf(stream,
+                 "PERF: vxsim with the vortex2 timing model: totals over %" PRIu64
+                 " launch(es), start-up code included; instrs = thread-instructions (a WMMA as its micro-ops, as "
+                 "SimX); loads/stores = lane accesses\n",
+                 launches_);
+    if (launch_log_.size() > 1) {
+      for (size_t i = 0; i < launch_log_.size(); ++i) {
+        const LaunchRecord& r = launch_log_[i];
+        std::fprintf(stream, "PERF: launch %zu: instrs=%" PRIu64 ", cycles=%" PRIu64 ", IPC=%f\n", i, r.timed_instrs,
+                     r.cycles, r.cycles == 0 ? 0.0 : static_cast<double>(r.timed_instrs) / r.cycles);
+      }
+    }
+    std::ostringstream text;
+    timing::print_timing_perf(text, timing_total_, sim_.config().threads);
+    std::fputs(text.str().c_str(), stream);
+    return;
+  }
   // Vortex's summary form; this simulator is functional, so there are no cycles to report.
   std::fprintf(stream, "PERF: vxsim functional simulator: cycles are not modelled; instrs = thread-instructions "
                        "over %" PRIu64 " launch(es)\n",

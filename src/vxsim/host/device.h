@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "vxsim/simulator.h"
+#include "vxsim/timing/vortex2.h"
 
 namespace vxsynth::vxsim::host {
 
@@ -45,9 +46,14 @@ Config device_config_from_environment();
 void set_process_device_config(const std::optional<Config>& config);
 Config current_device_config();
 
+// The timing model vx_dev_open attaches: VXSIM_TIMING=vortex2 (default none), parameters from
+// VXSIM_TIMING_CONFIG (a file of NAME = VALUE lines) and VXSIM_TIMING_PARAMS
+// ("NAME=VALUE,NAME=VALUE"). nullopt = functional only.
+std::optional<timing::TimingParams> timing_from_environment();
+
 class Device {
  public:
-  explicit Device(const Config& config);
+  explicit Device(const Config& config, const std::optional<timing::TimingParams>& timing = std::nullopt);
   ~Device();  // waits for a launch in flight
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
@@ -85,6 +91,16 @@ class Device {
   const Counters& total_counters() const { return total_; }
   const std::vector<Counters>& core_counters() const { return per_core_; }
   uint64_t launches() const { return launches_; }
+  // One entry per launch: the functional counters and (with a timing model) its cycles.
+  struct LaunchRecord {
+    Counters counters;
+    uint64_t cycles = 0;
+    uint64_t timed_instrs = 0;  // SimX's count (a WMMA as its micro-ops)
+  };
+  const std::vector<LaunchRecord>& launch_log() const { return launch_log_; }
+  // With a timing model: its counters summed over all launches (cycles add up).
+  bool timed() const { return timing_ != nullptr; }
+  const timing::TimingSummary& timing_total() const { return timing_total_; }
   void dump_perf(std::FILE* stream) const;
 
   void set_console_mode(ConsoleMode mode) { console_mode_ = mode; }
@@ -111,6 +127,9 @@ class Device {
   Counters total_;
   std::vector<Counters> per_core_;
   uint64_t launches_ = 0;
+  std::vector<LaunchRecord> launch_log_;
+  std::unique_ptr<timing::Vortex2Model> timing_;
+  timing::TimingSummary timing_total_;
 };
 
 }  // namespace vxsynth::vxsim::host

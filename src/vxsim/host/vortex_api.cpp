@@ -115,7 +115,7 @@ extern "C" {
 int vx_dev_open(vx_device_h* hdevice) {
   return guarded("vx_dev_open", [&] {
     require_out(hdevice, "vx_dev_open", "hdevice");
-    auto device = std::make_unique<host::Device>(host::current_device_config());
+    auto device = std::make_unique<host::Device>(host::current_device_config(), host::timing_from_environment());
     std::lock_guard lock(g_handles_mutex);
     g_devices.insert(device.get());
     *hdevice = device.release();
@@ -308,10 +308,20 @@ int vx_mpm_query(vx_device_h hdevice, uint32_t addr, uint32_t core_id, uint64_t*
     }
     const auto& counters = device->core_counters()[core_id];
     switch (addr) {
-      case VX_CSR_MINSTRET: *value = counters.thread_instructions; break;
+      case VX_CSR_MINSTRET:
+        // With a timing model, SimX's count (a WMMA as its micro-ops).
+        *value = device->timed() && core_id < device->timing_total().cores.size()
+                     ? device->timing_total().cores[core_id].instrs
+                     : counters.thread_instructions;
+        break;
       case VX_CSR_MCYCLE:
-        throw vxsynth::InputError("vx_mpm_query", "addr",
-                                  "VX_CSR_MCYCLE: cycles are not modelled by the functional simulator");
+        if (!device->timed()) {
+          throw vxsynth::InputError("vx_mpm_query", "addr",
+                                    "VX_CSR_MCYCLE: cycles are not modelled by the functional simulator (set "
+                                    "VXSIM_TIMING=vortex2)");
+        }
+        *value = device->timing_total().cycles;
+        break;
       default:
         throw vxsynth::InputError("vx_mpm_query", "addr",
                                   "unsupported counter CSR " + std::to_string(addr) + " (supported: VX_CSR_MINSTRET)");

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Calibration of the vortex2 timing model against SimX v2: cycles of the same kernels at
+1x4x4, 1x4x32 and 2x8x16 (cores x warps x threads), ours vs SimX, with the error per kernel,
+the geometric mean of |error| per shape and overall, and the worst case.
+
+  /usr/bin/python3 bench/timing_calibration.py --vxsynth build/vxsynth --simx-dir DIR [--out FILE.json]
+
+DIR/<C>x<W>x<T>/simx is SimX built for that shape (NUM_CORES/NUM_WARPS/NUM_THREADS are SimX
+build-time constants; its tensor unit needs -DEXT_TCU_ENABLE). SimX's standalone runner prints
+no counters: the one used here prints its cycle count as `SIMX-CALIB: cycles=N` (see
+docs/vxsim-timing.md). Without --simx-dir only our cycles are listed (with --simx-json, the
+SimX cycles of an earlier run are reused).
+Kernels: bench/timing_kernels/*.cpp and the standalone vortex-rt examples (hello, cta,
+intrinsics, tensor_formats); each exits 0 when its self-check passes on both simulators."""
+import argparse
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHAPES = [(1, 4, 4), (1, 4, 32), (2, 8, 16)]
+EXAMPLES = ["hello", "cta", "intrinsics", "tensor_formats"]
+
+
+def kernels():
+    out = []
+    kdir = os.path.join(ROOT, "bench", "timing_kernels")
+    for f in sorted(os.listdir(kdir)):
+        if f.endswith(".cpp"):
+            out.append((f[:-4], [os.path.join(kdir, f)], [kdir]))
+    for e in EXAMPLES:
+        d = os.path.join(ROOT, "vortex-rt", "examples", e)
+        out.append((e, [os.path.join(d, "kernel.cpp")], [d]))
+    return out
+
+
+def build(vx, name, sources, includes, work):
+    vxbin = os.path.join(work, name + ".vxbin")
+    cmd = [vx, "sim", "cc", *sources, "-o", vxbin]
+    for i in includes:
+        cmd += ["-I", i]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    # SimX takes a flat .bin loaded at the start address: the .vxbin image without its
+    # 16-byte (min_vma, max_vma) header.
+    with open(vxbin, "rb") as f:
+        data = f.read()
+    min_vma = int.from_bytes(data[0:8], "little")
+    if min_vma != 0x80000000:
+        sys.exit(f"{vxbin}: image starts at {min_vma:#x}, SimX loads .bin at 0x80000000")
+    binf = os.path.join(work, name + ".bin")
+    with open(binf, "wb") as f:
+        f.write(data[16:])
+    return vxbin, binf
+
+
+def ours(vx, vxbin, shape, params):
+    c, w, t = shape
+    cmd = [vx, "sim", "run", vxbin, "--cores", str(c), "--warps", str(w), "--threads", str(t),
+           "--local-mem", "16384", "--timing", "vortex2", "--json"]
+    for p in params:
+        cmd += ["--timing-param", p]
+    t0 = time.time()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    dt = time.time() - t0
+    doc = json.loads(r.stdout)
+    return {"cycles": doc["cycles"], "instrs": doc["instrs"], "exit": doc["exit_code"], "seconds": dt}
+
+
+def simx(simx_dir, binf, shape):
+    c, w, t = shape
+    exe = os.path.join(simx_dir, f"{c}x{w}x{t}", "simx")
+    t0 = time.time()
+    r = subprocess.run([exe, binf], capture_output=True, text=True, cwd=os.path.dirname(exe), timeout=1800)
+    dt = time.time() - t0
+    m = re.search(r"cycles=(\d+)", r.stdout)
+    if not m:
+        return {"cycles": None, "exit": r.returncode, "seconds": dt, "output": r.stdout[-400:] + r.stderr[-400:]}
+    return {"cycles": int(m.group(1)), "exit": r.returncode, "seconds": dt}
+
+
+def gmean(xs):
+    xs = [max(x, 1e-6) for x in xs]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--vxsynth", default=os.path.join(ROOT, "build", "vxsynth"))
+    ap.add_argument("--simx-dir")
+    ap.add_argument("--simx-json", help="reuse SimX cycles from an earlier --out file")
+    ap.add_argument("--work", default="/tmp/vxsynth-timing-calibration")
+    ap.add_argument("--out")
+    ap.add_argument("--timing-param", action="append", default=[])
+    ap.add_argument("--only", help="comma-separated kernel names")
+    args = ap.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    previous = {}
+    if args.simx_json:
+        with open(args.simx_json) as f:
+            for row in json.load(f)["rows"]:
+                previous[(row["kernel"], row["shape"])] = row.get("simx_cycles")
+    only = set(args.only.split(",")) if args.only else None
+    rows = []
+    for name, sources, includes in kernels():
+        if only and name not in only:
+            continue
+        vxbin, binf = build(args.vxsynth, name, sources, includes, args.work)
+        for shape in SHAPES:
+            key = "x".join(map(str, shape))
+            o = ours(args.vxsynth, vxbin, shape, args.timing_param)
+            row = {"kernel": name, "shape": key, "ours_cycles": o["cycles"], "instrs": o["instrs"],
+                   "ours_exit": o["exit"], "ours_seconds": round(o["seconds"], 2)}
+            if args.simx_dir:
+                s = simx(args.simx_dir, binf, shape)
+                row.update({"simx_cycles": s["cycles"], "simx_exit": s["exit"], "simx_seconds": round(s["seconds"], 2)})
+                if s["cycles"] is None:
+                    row["simx_output"] = s.get("output", "")
+            elif (name, key) in previous:
+                row["simx_cycles"] = previous[(name, key)]
+            if row.get("simx_cycles"):
+                row["error"] = (row["ours_cycles"] - row["simx_cycles"]) / row["simx_cycles"]
+            rows.append(row)
+            err = f"{100 * row['error']:+.1f}%" if "error" in row else "n/a"
+            print(f"{name:16s} {key:7s} ours={row['ours_cycles']:>10} simx={row.get('simx_cycles')!s:>10} error={err}",
+                  flush=True)
+    summary = {}
+    for shape in SHAPES + [None]:
+        key = "x".join(map(str, shape)) if shape else "all"
+        errs = [abs(r["error"]) for r in rows if "error" in r and (shape is None or r["shape"] == key)]
+        if errs:
+            summary[key] = {"kernels": len(errs), "gmean_abs_error": gmean(errs), "max_abs_error": max(errs)}
+    for key, s in summary.items():
+        print(f"{key:7s}: {s['kernels']} kernels, geometric mean |error| {100 * s['gmean_abs_error']:.1f}%, "
+              f"worst {100 * s['max_abs_error']:.1f}%")
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump({"rows": rows, "summary": summary, "timing_params": args.timing_param}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
