@@ -59,6 +59,7 @@ const std::vector<TimingParams::Entry>& TimingParams::entries() {
       {"dcache_latency", &P::dcache_latency, "L1 data cache hit latency"},
       {"lsu_block", &P::lsu_block, "coalescing block bytes (0: min(threads*4, 64))"},
       {"socket_size", &P::socket_size, "cores sharing one L1 I/D cache pair"},
+      {"socket_latency", &P::socket_latency, "extra cycles each way to an L1 shared by several cores"},
       {"lmem_banks", &P::lmem_banks, "local memory banks (0: threads per warp)"},
       {"lmem_latency", &P::lmem_latency, "local memory latency"},
       {"l2_enable", &P::l2_enable, "1: an L2 cache between the L1s and memory"},

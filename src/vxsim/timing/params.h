@@ -52,6 +52,7 @@ struct TimingParams {
   uint32_t dcache_latency = 2;    // pipeline latency of a hit
   uint32_t lsu_block = 0;         // derived: coalescing block, LSU_LINE_SIZE = min(threads * 4, 64)
   uint32_t socket_size = 4;       // cores sharing one L1 instruction and data cache
+  uint32_t socket_latency = 2;    // extra cycles each way to an L1 shared by several cores
   // Local memory: banks of 4-byte words, one access per bank per cycle.
   uint32_t lmem_banks = 0;        // derived: threads per warp (NUM_LSU_LANES)
   uint32_t lmem_latency = 2;

@@ -198,6 +198,7 @@ struct Vortex2Model::Impl {
     bool activity = false;
     Cache* icache = nullptr;
     Cache* dcache = nullptr;
+    uint32_t l1_extra = 0;  // each way through the socket's arbiter when the L1s are shared
     TimingCounters ctr;
   };
   std::vector<Core> cores;
@@ -230,6 +231,8 @@ struct Vortex2Model::Impl {
       core.lsu_pending.assign(p.lsu_queue, 0);
       core.icache = icaches[c / p.socket_size].get();
       core.dcache = dcaches[c / p.socket_size].get();
+      const uint32_t first = c / p.socket_size * p.socket_size;
+      if (std::min(cfg.cores, first + p.socket_size) - first > 1) core.l1_extra = p.socket_latency;
       core.warps[0].active = core.warps[0].alive = true;
       core.active_count = 1;
     }
@@ -555,7 +558,7 @@ struct Vortex2Model::Impl {
       for (uint32_t i = 0; i < op.nblocks; ++i) {
         const uint32_t addr = w.blocks.front();
         w.blocks.pop_front();
-        uint64_t r = core.dcache->request(req, addr, write);
+        uint64_t r = core.dcache->request(req + core.l1_extra, addr, write) + core.l1_extra;
         if (amo) r = std::max(r, core.dcache->request(r, addr, true));
         done = std::max(done, r);
       }
@@ -625,8 +628,8 @@ struct Vortex2Model::Impl {
         --core.active_count;
       }
       w.suspended = true;
-      const uint64_t resp = core.icache->request(t + 1, op.pc, false);
-      const uint64_t arrive = resp + p.fetch_latency;
+      const uint64_t resp = core.icache->request(t + 1 + core.l1_extra, op.pc, false);
+      const uint64_t arrive = resp + p.fetch_latency + core.l1_extra;
       ++core.ctr.ifetches;
       core.ctr.ifetch_latency += arrive - t;
       auto pos = std::upper_bound(core.fetchq.begin(), core.fetchq.end(), arrive,
