@@ -52,13 +52,23 @@ const CommandRegistrar reg(
         expected.set_name(o->expected);
         actual.set_name(o->actual);
         ops::Tolerance tol = ops::tolerance_for(spec, check);
+        if ((o->atol >= 0 || o->rtol >= 0) && tol.exact) {
+          throw InputError(o->op, "--atol/--rtol",
+                           "a " + ops::to_string(spec.kind) + " is checked bit for bit: there is no tolerance to override");
+        }
         if (o->atol >= 0) tol.atol = o->atol;
         if (o->rtol >= 0) tol.rtol = o->rtol;
         const ops::EquivalenceReport r = ops::compare_outputs(expected, actual, tol, check);
         std::cout << "op " << (spec.name.empty() ? o->op : spec.name) << " (" << ops::to_string(spec.kind) << ", "
                   << ops::to_string(spec.precision);
         if (check == ops::Check::candidate) std::cout << " vs vortex " << ops::to_string(spec.vortex_precision);
-        std::cout << ", K = " << spec.reduction_length() << ")\n" << r.text();
+        if (spec.kind == ops::OpKind::layout_transform) {
+          const int nd = static_cast<int>(spec.transform.spatial.size());
+          std::cout << ", " << spec.transform.tensor << " " << ops::layout_name(spec.transform.from, nd) << " -> "
+                    << ops::layout_name(spec.transform.to, nd) << ")\n" << r.text();
+        } else {
+          std::cout << ", K = " << spec.reduction_length() << ")\n" << r.text();
+        }
         if (!o->json_out.empty()) write_json_file(o->json_out, r.to_json());
         return r.passed() ? kExitOk : kExitWorkFailed;
       };

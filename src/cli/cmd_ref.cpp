@@ -70,7 +70,7 @@ const CommandRegistrar reg(
         manifest["files"] = files;
         for (ops::Check c : {ops::Check::source, ops::Check::candidate}) {
           const ops::Tolerance t = ops::tolerance_for(spec, c);
-          manifest["tolerance"][ops::to_string(c)] = {{"atol", t.atol}, {"rtol", t.rtol}};
+          manifest["tolerance"][ops::to_string(c)] = {{"atol", t.atol}, {"rtol", t.rtol}, {"exact", t.exact}};
         }
         write_json_file((dir / "ref.json").string(), manifest);
         std::cout << "wrote " << inputs.size() << " inputs and ref.json to " << o->out << "\n";

@@ -137,6 +137,7 @@ ActivationSlack activation_slack(Activation a) {
 }  // namespace
 
 Tolerance tolerance_for(const OpSpec& spec, Check check) {
+  if (spec.kind == OpKind::layout_transform) return exact_tolerance();
   Tolerance t = tolerance_for(spec.precision, spec.vortex_precision, check, spec.reduction_length());
   const bool conv = spec.kind == OpKind::conv1d || spec.kind == OpKind::conv2d;
   if (check == Check::source && conv && spec.has_bias()) {
@@ -178,8 +179,7 @@ struct Accumulator {
   }
 
   void add(std::int64_t index, float expected, std::uint32_t expected_bits, bool expected_poison, float actual,
-           bool actual_poison) {
-    (void)expected_bits;
+           bool actual_poison, std::uint32_t actual_bits = 0) {
     ++r.count;
     double score;
     if (expected_poison || !std::isfinite(expected)) {
@@ -204,6 +204,18 @@ struct Accumulator {
       ++r.inf_count;
       ++r.failed;
       score = 1e300;
+    } else if (r.tolerance.exact) {
+      // A permute moves bits: equal values with other bits (-0 for +0) are wrong too.
+      const double d = std::fabs(static_cast<double>(actual) - static_cast<double>(expected));
+      r.max_abs_error = std::max(r.max_abs_error, d);
+      if (expected != 0.0f) r.max_rel_error = std::max(r.max_rel_error, d / std::fabs(static_cast<double>(expected)));
+      if (actual_bits != expected_bits) {
+        ++r.failed;
+        ++r.bit_mismatches;
+        score = d > 0 ? 1e299 * 0.5 + d : 1.0e298;  // ranked after NaN/Inf/unwritten, by |d|
+      } else {
+        score = 0.0;
+      }
     } else {
       const double y = expected, signed_d = static_cast<double>(actual) - y, d = std::fabs(signed_d);
       const double allowed = r.tolerance.atol + r.tolerance.rtol * std::fabs(y);
@@ -242,7 +254,8 @@ EquivalenceReport compare_outputs(const Tensor& expected, const Tensor& actual, 
   acc.r.check = check;
   acc.r.tolerance = tol;
   for (std::int64_t i = 0; i < expected.numel(); ++i) {
-    acc.add(i, expected.get(i), expected.bits(i), expected.is_poison(i), actual.get(i), actual.is_poison(i));
+    acc.add(i, expected.get(i), expected.bits(i), expected.is_poison(i), actual.get(i), actual.is_poison(i),
+            actual.bits(i));
   }
   if (acc.r.worst_index >= 0) acc.r.worst_coords = unravel_index(expected.shape(), acc.r.worst_index);
   acc.finish();
@@ -261,6 +274,7 @@ EquivalenceReport compare_selected(const std::vector<float>& expected, const Ten
   for (std::size_t s = 0; s < indices.size(); ++s) {
     const std::int64_t i = indices[s];
     if (i < 0 || i >= actual.numel()) throw InputError("compare_selected: index " + std::to_string(i) + " out of range");
+    if (tol.exact) throw InputError("compare_selected: an exact check needs the expected bits (use compare_outputs)");
     acc.add(i, expected[s], 0, false, actual.get(i), actual.is_poison(i));
   }
   if (acc.r.worst_index >= 0) acc.r.worst_coords = unravel_index(actual.shape(), acc.r.worst_index);
@@ -273,9 +287,13 @@ std::string EquivalenceReport::text() const {
   std::string s;
   std::snprintf(buf, sizeof buf, "check %s: %s\n", to_string(check).c_str(), passed() ? "PASS" : "FAIL");
   s += buf;
-  std::snprintf(buf, sizeof buf, "  tolerance      |d| <= atol + rtol*|y|, atol = %.3e, rtol = %.3e\n", tolerance.atol,
-                tolerance.rtol);
-  s += buf;
+  if (tolerance.exact) {
+    s += "  tolerance      exact: every bit equal (a layout transform has no arithmetic)\n";
+  } else {
+    std::snprintf(buf, sizeof buf, "  tolerance      |d| <= atol + rtol*|y|, atol = %.3e, rtol = %.3e\n", tolerance.atol,
+                  tolerance.rtol);
+    s += buf;
+  }
   std::snprintf(buf, sizeof buf, "  elements       %lld compared, %lld failed\n", static_cast<long long>(count),
                 static_cast<long long>(failed));
   s += buf;
@@ -285,6 +303,16 @@ std::string EquivalenceReport::text() const {
     std::snprintf(buf, sizeof buf, "  worst element  #%lld %s: expected %.9g, actual %.9g (%.3g x allowed)\n",
                   static_cast<long long>(worst_index), shape_to_string(worst_coords).c_str(), worst_expected,
                   worst_actual, worst_ratio > 1e298 ? INFINITY : worst_ratio);
+    if (tolerance.exact) {
+      std::snprintf(buf, sizeof buf, "  worst element  #%lld %s: expected %.9g, actual %.9g (%s)\n",
+                    static_cast<long long>(worst_index), shape_to_string(worst_coords).c_str(), worst_expected,
+                    worst_actual, failed > 0 ? "bits differ" : "bits equal");
+    }
+    s += buf;
+  }
+  if (tolerance.exact) {
+    std::snprintf(buf, sizeof buf, "  bit mismatches %lld (written, finite, other bits)\n",
+                  static_cast<long long>(bit_mismatches));
     s += buf;
   }
   std::snprintf(buf, sizeof buf, "  non-finite     %lld NaN, %lld Inf in actual; %lld non-finite in expected\n",
@@ -309,6 +337,8 @@ Json EquivalenceReport::to_json() const {
   j["passed"] = passed();
   j["atol"] = tolerance.atol;
   j["rtol"] = tolerance.rtol;
+  j["exact"] = tolerance.exact;
+  j["bit_mismatches"] = bit_mismatches;
   j["count"] = count;
   j["failed"] = failed;
   j["max_abs_error"] = max_abs_error;

@@ -1,6 +1,7 @@
 // Equivalence checks between two outputs of the same op (docs/tolerances.md).
 //
-// An element passes when it is finite and |actual - expected| <= atol + rtol * |expected|.
+// An element passes when it is finite and |actual - expected| <= atol + rtol * |expected|; under
+// an exact tolerance (a layout transform: no arithmetic) only when its bits equal expected's.
 // NaN never passes; an element still holding the poison bits is reported as unwritten; an
 // infinity passes only when expected holds the same infinity (it is still counted).
 #pragma once
@@ -30,7 +31,14 @@ struct Tolerance {
   // Negative: no such check. tf32 needs it: a candidate that truncates its operands is within
   // the per-element bound of a correct one at large K, but biased by ~-6.8e-4 (toward zero).
   double max_bias = -1.0;
+  bool exact = false;  // bit for bit: any differing bit fails (-0 vs +0 too); atol = rtol = 0
 };
+// The tolerance of an op without arithmetic.
+inline Tolerance exact_tolerance() {
+  Tolerance t;
+  t.exact = true;
+  return t;
+}
 
 // The error model behind one row of the tolerance table (docs/tolerances.md derives each value).
 struct ToleranceModel {
@@ -67,7 +75,7 @@ ToleranceModel tolerance_model(PrecisionPath cuda_path, PrecisionPath vortex_pat
 //   rtol    = 2 * out_unit + input_bias + acc(K)
 Tolerance tolerance_for(PrecisionPath cuda_path, PrecisionPath vortex_path, Check check,
                         std::int64_t k);
-// For an op: K from the spec. A source check also allows the extra output roundings of the
+// For an op: K from the spec; exact_tolerance() for a layout transform, on both checks. A source check also allows the extra output roundings of the
 // vendor's unfused epilogue: a conv's bias added after the conv was rounded, and an activation
 // run as its own kernel (PyTorch's linear then gelu). docs/tolerances.md, item 4.
 Tolerance tolerance_for(const OpSpec& spec, Check check);
@@ -81,6 +89,7 @@ struct EquivalenceReport {
   std::int64_t inf_count = 0;      // +-Inf in actual
   std::int64_t unwritten_count = 0;  // poison bits in actual
   std::int64_t expected_nonfinite = 0;  // NaN/Inf/poison in expected (expected is broken)
+  std::int64_t bit_mismatches = 0;  // exact checks: finite, written elements whose bits differ
   double max_abs_error = 0.0;      // over finite pairs
   double max_rel_error = 0.0;      // |d| / |expected| over finite pairs with expected != 0
   std::int64_t worst_index = -1;   // largest |d| / (atol + rtol |y|); non-finite/unwritten first

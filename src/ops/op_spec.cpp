@@ -14,6 +14,7 @@ std::string to_string(OpKind k) {
     case OpKind::matmul: return "matmul";
     case OpKind::conv1d: return "conv1d";
     case OpKind::conv2d: return "conv2d";
+    case OpKind::layout_transform: return "layout_transform";
   }
   return "?";
 }
@@ -23,6 +24,7 @@ bool parse_op_kind(const std::string& s, OpKind& out) {
   if (s == "matmul") { out = OpKind::matmul; return true; }
   if (s == "conv1d") { out = OpKind::conv1d; return true; }
   if (s == "conv2d") { out = OpKind::conv2d; return true; }
+  if (s == "layout_transform") { out = OpKind::layout_transform; return true; }
   return false;
 }
 
@@ -87,6 +89,12 @@ std::vector<std::int64_t> ConvParams::output_size() const {
   return out;
 }
 
+std::int64_t TransformParams::positions() const {
+  std::int64_t p = 1;
+  for (auto v : spatial) p *= v;
+  return p;
+}
+
 int OpSpec::spatial_dims() const {
   if (kind == OpKind::conv1d) return 1;
   if (kind == OpKind::conv2d) return 2;
@@ -116,11 +124,18 @@ GemmView OpSpec::gemm_view() const {
       for (auto k : conv.kernel) g.k *= k;
       break;
     }
+    case OpKind::layout_transform:
+      g.batch = transform.batch;
+      g.m = transform.channels;
+      g.n = transform.positions();
+      g.k = 1;
+      break;
   }
   return g;
 }
 
 double OpSpec::flops() const {
+  if (kind == OpKind::layout_transform) return 0.0;
   const GemmView g = gemm_view();
   return 2.0 * static_cast<double>(g.batch) * static_cast<double>(g.m) * static_cast<double>(g.n) *
          static_cast<double>(g.k);
@@ -128,13 +143,13 @@ double OpSpec::flops() const {
 
 bool OpSpec::has_bias() const {
   if (kind == OpKind::linear) return linear.bias;
-  if (kind == OpKind::matmul) return false;
+  if (kind == OpKind::matmul || kind == OpKind::layout_transform) return false;
   return conv.bias;
 }
 
 Activation OpSpec::activation() const {
   if (kind == OpKind::linear) return linear.activation;
-  if (kind == OpKind::matmul) return Activation::none;
+  if (kind == OpKind::matmul || kind == OpKind::layout_transform) return Activation::none;
   return conv.activation;
 }
 
@@ -177,8 +192,19 @@ std::vector<TensorDesc> OpSpec::inputs() const {
       if (conv.bias) v.push_back({"bias", t, {conv.out_channels}});
       break;
     }
+    case OpKind::layout_transform:
+      v.push_back({"x", t, transform_shape(transform, transform.from)});
+      break;
   }
   return v;
+}
+
+Shape transform_shape(const TransformParams& p, ConvLayout layout) {
+  Shape s{p.batch};
+  if (layout == ConvLayout::channels_first) s.push_back(p.channels);
+  s.insert(s.end(), p.spatial.begin(), p.spatial.end());
+  if (layout == ConvLayout::channels_last) s.push_back(p.channels);
+  return s;
 }
 
 TensorDesc OpSpec::output() const {
@@ -204,6 +230,7 @@ TensorDesc OpSpec::output() const {
       }
       return {"y", t, s};
     }
+    case OpKind::layout_transform: return {"y", t, transform_shape(transform, transform.to)};
   }
   return {"y", t, {}};
 }
@@ -224,6 +251,7 @@ void require_positive(std::int64_t v, const std::string& file, const std::string
 }
 
 std::string section_name(OpKind k) {
+  if (k == OpKind::layout_transform) return "transform";
   return k == OpKind::linear ? "linear" : k == OpKind::matmul ? "matmul" : "conv";
 }
 
@@ -293,6 +321,30 @@ void OpSpec::validate(const std::string& file) const {
         if (o <= 0) {
           throw InputError(file, "conv.kernel", "the dilated kernel is larger than the padded input: empty output");
         }
+      }
+      break;
+    }
+    case OpKind::layout_transform: {
+      if (precision == PrecisionPath::tf32) {
+        throw InputError(file, "precision",
+                         "a layout transform moves values without arithmetic: fp32, bf16 or fp16 (tf32 is a "
+                         "multiply mode; the tensors of a tf32 conv are fp32)");
+      }
+      require_positive(transform.batch, file, "transform.batch");
+      require_positive(transform.channels, file, "transform.channels");
+      if (transform.spatial.size() != 1 && transform.spatial.size() != 2) {
+        throw InputError(file, "transform.spatial",
+                         "needs 1 entry (NCL <-> NLC) or 2 (NCHW <-> NHWC), found " +
+                             std::to_string(transform.spatial.size()));
+      }
+      for (auto v : transform.spatial) require_positive(v, file, "transform.spatial");
+      if (transform.from == transform.to) {
+        throw InputError(file, "transform.to",
+                         "equals transform.from (\"" + layout_name(transform.from, static_cast<int>(transform.spatial.size())) +
+                             "\"): a transform changes the layout");
+      }
+      if (transform.tensor != "activation" && transform.tensor != "weight") {
+        throw InputError(file, "transform.tensor", "expected \"activation\" or \"weight\" (found \"" + transform.tensor + "\")");
       }
       break;
     }
@@ -379,19 +431,20 @@ PrecisionPath get_path(const Json& j, const std::string& key, const std::string&
 OpSpec op_spec_from_json(const Json& j, const std::string& file) {
   if (!j.is_object()) throw InputError(file, "", "an op spec must be a JSON object");
   require_schema(j, kOpSchemaKind, kOpSchemaVersion, file);
-  reject_unknown(j, {"schema", "name", "kind", "precision", "vortex_precision", "linear", "matmul", "conv"},
+  reject_unknown(j, {"schema", "name", "kind", "precision", "vortex_precision", "linear", "matmul", "conv", "transform"},
                  file, "");
   OpSpec s;
   if (j.contains("name")) s.name = get_field<std::string>(j, "name", file);
   const auto kind = get_field<std::string>(j, "kind", file);
   if (!parse_op_kind(kind, s.kind)) {
-    throw InputError(file, "kind", "unknown op kind \"" + kind + "\" (expected linear, matmul, conv1d or conv2d)");
+    throw InputError(file, "kind",
+                     "unknown op kind \"" + kind + "\" (expected linear, matmul, conv1d, conv2d or layout_transform)");
   }
   s.precision = get_path(j, "precision", file);
   s.vortex_precision = j.contains("vortex_precision") ? get_path(j, "vortex_precision", file)
                                                       : vortex_path_for(s.precision);
-  const std::string section = s.kind == OpKind::linear ? "linear" : s.kind == OpKind::matmul ? "matmul" : "conv";
-  for (const char* other : {"linear", "matmul", "conv"}) {
+  const std::string section = section_name(s.kind);
+  for (const char* other : {"linear", "matmul", "conv", "transform"}) {
     if (other != section && j.contains(other)) {
       throw InputError(file, other, "section does not belong to a " + kind + " op (expected \"" + section + "\")");
     }
@@ -452,6 +505,32 @@ OpSpec op_spec_from_json(const Json& j, const std::string& file) {
       }
       break;
     }
+    case OpKind::layout_transform: {
+      reject_unknown(p, {"batch", "channels", "spatial", "from", "to", "tensor"}, file, pre);
+      s.transform.batch = get_int(p, "batch", file, pre);
+      s.transform.channels = get_int(p, "channels", file, pre);
+      s.transform.spatial = get_int_list(p, "spatial", file, pre, 1, true, 0);
+      const int nd = static_cast<int>(s.transform.spatial.size());
+      auto layout = [&](const char* key) {
+        if (!p.contains(key)) throw InputError(file, pre + key, "missing (\"NCL\"/\"NLC\" or \"NCHW\"/\"NHWC\")");
+        const std::string l = p[key].is_string() ? p[key].get<std::string>() : "";
+        if (nd == 1 || nd == 2) {
+          if (l == layout_name(ConvLayout::channels_first, nd)) return ConvLayout::channels_first;
+          if (l == layout_name(ConvLayout::channels_last, nd)) return ConvLayout::channels_last;
+        }
+        throw InputError(file, pre + key,
+                         nd == 1   ? "expected \"NCL\" or \"NLC\" for one spatial dimension"
+                         : nd == 2 ? "expected \"NCHW\" or \"NHWC\" for two spatial dimensions"
+                                   : "transform.spatial needs 1 or 2 entries");
+      };
+      s.transform.from = layout("from");
+      s.transform.to = layout("to");
+      if (p.contains("tensor")) {
+        if (!p["tensor"].is_string()) throw InputError(file, pre + "tensor", "expected \"activation\" or \"weight\"");
+        s.transform.tensor = p["tensor"].get<std::string>();
+      }
+      break;
+    }
   }
   s.validate(file);
   return s;
@@ -494,6 +573,17 @@ Json op_spec_to_json(const OpSpec& s) {
       p["layout"] = layout_name(s.conv.layout, s.spatial_dims());
       j["conv"] = p;
       break;
+    case OpKind::layout_transform: {
+      const int nd = static_cast<int>(s.transform.spatial.size());
+      p["batch"] = s.transform.batch;
+      p["channels"] = s.transform.channels;
+      p["spatial"] = s.transform.spatial;
+      p["from"] = layout_name(s.transform.from, nd);
+      p["to"] = layout_name(s.transform.to, nd);
+      p["tensor"] = s.transform.tensor;
+      j["transform"] = p;
+      break;
+    }
   }
   return j;
 }
@@ -552,6 +642,27 @@ OpSpec make_conv(std::string name, PrecisionPath p, std::int64_t batch, std::int
   s.conv.bias = bias;
   s.conv.layout = layout;
   s.conv.activation = act;
+  s.validate();
+  return s;
+}
+
+}  // namespace vxsynth::ops
+
+namespace vxsynth::ops {
+
+OpSpec make_transform(std::string name, PrecisionPath p, std::int64_t batch, std::int64_t channels,
+                      std::vector<std::int64_t> spatial, ConvLayout from, ConvLayout to, std::string tensor) {
+  OpSpec s;
+  s.name = std::move(name);
+  s.kind = OpKind::layout_transform;
+  s.precision = p;
+  s.vortex_precision = p;
+  s.transform.batch = batch;
+  s.transform.channels = channels;
+  s.transform.spatial = std::move(spatial);
+  s.transform.from = from;
+  s.transform.to = to;
+  s.transform.tensor = std::move(tensor);
   s.validate();
   return s;
 }

@@ -7,6 +7,9 @@
 //   conv1d / conv2d : y = act(conv(x, W) + bias) with batch, channels, spatial sizes, kernel, stride,
 //            padding (zero, symmetric), dilation and groups; layout NCL/NCHW (channels first) or
 //            NLC/NHWC (channels last, weight stored [Cout, k..., Cin/groups]).
+//   layout_transform : y = x re-laid out between channels first and channels last
+//            (NCL <-> NLC, NCHW <-> NHWC) of an activation or a weight: a permute, no arithmetic,
+//            so its outputs are compared bit for bit (cuDNN's nchwToNhwcKernel and its inverse).
 //
 // Every tensor is dense row-major in the order of its *physical* layout: a channels-last input is
 // stored with shape [N, H, W, C].
@@ -25,7 +28,7 @@ namespace vxsynth::ops {
 inline constexpr const char* kOpSchemaKind = "op";
 inline constexpr int kOpSchemaVersion = 1;
 
-enum class OpKind { linear, matmul, conv1d, conv2d };
+enum class OpKind { linear, matmul, conv1d, conv2d, layout_transform };
 std::string to_string(OpKind k);
 bool parse_op_kind(const std::string& s, OpKind& out);
 
@@ -64,6 +67,18 @@ struct ConvParams {
   std::vector<std::int64_t> output_size() const;  // floor((in + 2p - d(k-1) - 1)/s) + 1
 };
 
+// A re-layout of one tensor between channels first and channels last. The tensor's logical
+// shape is [batch, channels, spatial...]; for a conv weight [Cout, Cin/groups, kernel...] that is
+// batch = Cout, channels = Cin/groups, spatial = kernel. Either way it is a batch of
+// [channels x positions] <-> [positions x channels] transposes (positions = prod(spatial)).
+struct TransformParams {
+  std::int64_t batch = 1, channels = 1;
+  std::vector<std::int64_t> spatial;  // 1 entry (NCL/NLC) or 2 (NCHW/NHWC)
+  ConvLayout from = ConvLayout::channels_first, to = ConvLayout::channels_last;
+  std::string tensor = "activation";  // which tensor of the served op: "activation" or "weight"
+  std::int64_t positions() const;     // product of spatial
+};
+
 // One tensor of an op: its role name ("x", "weight", "bias", "a", "b", "input", "y"), dtype and
 // physical shape.
 struct TensorDesc {
@@ -87,12 +102,16 @@ struct OpSpec {
   LinearParams linear;
   MatmulParams matmul;
   ConvParams conv;  // conv1d and conv2d
+  TransformParams transform;  // layout_transform
 
-  int spatial_dims() const;  // 1 for conv1d, 2 for conv2d, 0 otherwise
-  // Accumulation length K of one output element (Cin/groups * prod(kernel) for a conv).
+  int spatial_dims() const;  // 1 for conv1d, 2 for conv2d, 0 otherwise (a transform: see transform)
+  bool is_transform() const { return kind == OpKind::layout_transform; }
+  // Accumulation length K of one output element (Cin/groups * prod(kernel) for a conv; 1 for a
+  // transform, whose output element is one input element).
   std::int64_t reduction_length() const;
+  // A transform's view is batch x channels x positions with K = 1 (no reduction).
   GemmView gemm_view() const;
-  double flops() const;  // 2*M*N*K*batch
+  double flops() const;  // 2*M*N*K*batch; 0 for a transform
   bool has_bias() const;
   Activation activation() const;
 
@@ -126,6 +145,15 @@ OpSpec make_conv(std::string name, PrecisionPath p, std::int64_t batch, std::int
                  std::int64_t groups = 1, bool bias = false,
                  ConvLayout layout = ConvLayout::channels_first,
                  Activation act = Activation::none);
+
+// Physical shape of a transform's tensor in `layout` ([batch, channels, spatial...] or
+// [batch, spatial..., channels]).
+Shape transform_shape(const TransformParams& p, ConvLayout layout);
+
+// A layout transform (validated): x [batch, channels, spatial...] in `from` -> `to`.
+OpSpec make_transform(std::string name, PrecisionPath p, std::int64_t batch, std::int64_t channels,
+                      std::vector<std::int64_t> spatial, ConvLayout from, ConvLayout to,
+                      std::string tensor = "activation");
 
 // The path Vortex computes a CUDA path with: tf32 -> fp16, every other path unchanged.
 PrecisionPath vortex_path_for(PrecisionPath cuda_path);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <cstdlib>
 #include <functional>
 #include <thread>
@@ -187,9 +188,47 @@ Shape unravel_index(const Shape& shape, std::int64_t flat) {
   return idx;
 }
 
+std::int64_t transform_source_index(const TransformParams& p, std::int64_t flat_output) {
+  // Output element (img, pos, c) of a channels-last output, or (img, c, pos) of a channels-first
+  // one, comes from the same (img, c, pos) of the input in the other layout.
+  const std::int64_t P = p.positions(), C = p.channels;
+  const std::int64_t img = flat_output / (P * C), rest = flat_output % (P * C);
+  std::int64_t c, pos;
+  if (p.to == ConvLayout::channels_last) {
+    pos = rest / C;
+    c = rest % C;
+  } else {
+    c = rest / P;
+    pos = rest % P;
+  }
+  return p.from == ConvLayout::channels_first ? (img * C + c) * P + pos : (img * P + pos) * C + c;
+}
+
 Tensor compute_reference(const OpSpec& spec, const std::vector<Tensor>& inputs, const ReferenceOptions& options) {
   spec.validate();
   check_inputs(spec, inputs);
+  if (spec.kind == OpKind::layout_transform) {
+    // A permute: every output element is one input element's bits, on both sides.
+    const TensorDesc od = spec.output();
+    Tensor y(od.dtype, od.shape, od.name);
+    const Tensor& x = inputs[0];
+    const std::size_t size = dtype_size(od.dtype);
+    const TransformParams& p = spec.transform;
+    const std::int64_t P = p.positions(), C = p.channels;
+    // Walk the output in order; the source index moves by C (or P) inside a row.
+    for (std::int64_t img = 0; img < p.batch; ++img) {
+      const std::int64_t base = img * P * C;
+      const std::int64_t rows = p.to == ConvLayout::channels_last ? P : C;
+      const std::int64_t cols = p.to == ConvLayout::channels_last ? C : P;
+      for (std::int64_t r = 0; r < rows; ++r) {
+        for (std::int64_t c = 0; c < cols; ++c) {
+          const std::int64_t dst = base + r * cols + c, src = base + c * rows + r;
+          std::memcpy(y.data() + dst * size, x.data() + src * size, size);
+        }
+      }
+    }
+    return y;
+  }
   const PrecisionPath path = compute_path(spec, options.side);
   const TensorDesc od = spec.output();
   Tensor y(od.dtype, od.shape, od.name);
@@ -291,6 +330,7 @@ Tensor compute_reference(const OpSpec& spec, const std::vector<Tensor>& inputs, 
       });
       break;
     }
+    case OpKind::layout_transform: break;  // returned above
   }
   return y;
 }
@@ -310,6 +350,11 @@ ElementTerms reference_terms(const OpSpec& spec, const std::vector<Tensor>& inpu
     return round_compute_input(inputs[which].get(i), path);
   };
   switch (spec.kind) {
+    case OpKind::layout_transform:
+      // One term: the moved element (its value; the bits are what the exact check compares).
+      t.a.push_back(inputs[0].get(transform_source_index(spec.transform, flat)));
+      t.b.push_back(1.0f);
+      break;
     case OpKind::linear: {
       const auto& p = spec.linear;
       for (std::int64_t k = 0; k < p.k; ++k) {

@@ -46,6 +46,10 @@ std::vector<double> reference_elements_exact(const OpSpec& spec, const std::vect
                                              const std::vector<std::int64_t>& flat_output_indices,
                                              Side side = Side::cuda);
 
+// Flat input index of output element `flat_output` of a layout transform (the definition, as
+// reference_terms uses it; compute_reference walks rows instead).
+std::int64_t transform_source_index(const TransformParams& p, std::int64_t flat_output);
+
 // Multi-index of a flat output index (row-major over spec.output().shape).
 Shape unravel_index(const Shape& shape, std::int64_t flat);
 

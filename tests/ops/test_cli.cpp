@@ -113,3 +113,34 @@ TEST(Cli, BadInputExitsTwoWithTheFileAndField) {
   EXPECT_EQ(run("check --help").code, 0);
   EXPECT_EQ(run("ref --help").code, 0);
 }
+
+TEST(Cli, LayoutTransformRefAndExactCheck) {
+  const std::string dir = temp_dir("transform");
+  const std::string op = "data/ops/small_transform_bf16.json";
+  CliRun r = run("ref --op " + op + " --seed 7 --out " + dir);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/y_ref_vortex.tensor"));  // one path: no arithmetic
+  EXPECT_EQ(read_tensor_file(dir + "/x.tensor").shape(), (Shape{3, 5, 7, 37}));
+  const std::string y = dir + "/y_ref.tensor";
+  r = run("check --op " + op + " --expected " + y + " --actual " + y + " --check candidate");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("NHWC -> NCHW"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("exact"), std::string::npos) << r.out;
+
+  Tensor bad = read_tensor_file(y);
+  bad.set_bits(100, bad.bits(100) ^ 1u);  // one bf16 ulp
+  write_tensor_file(dir + "/bad.tensor", bad);
+  r = run("check --op " + op + " --expected " + y + " --actual " + dir + "/bad.tensor");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("bit mismatches 1"), std::string::npos) << r.out;
+  r = run("check --op " + op + " --expected " + y + " --actual " + dir + "/y_poison.tensor");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("unwritten      3885"), std::string::npos) << r.out;
+  // There is no tolerance to loosen.
+  r = run("check --op " + op + " --expected " + y + " --actual " + dir + "/bad.tensor --atol 1");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("bit for bit"), std::string::npos) << r.out;
+  r = run("ref --op data/ops/bad_transform_tf32.json --seed 1 --out " + dir);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("precision"), std::string::npos) << r.out;
+}
