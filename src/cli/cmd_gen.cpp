@@ -23,10 +23,11 @@ namespace {
 
 struct GenOptions {
   std::string design, reference, op, shape, dtype = "fp32", engine = "simt", activation = "none", layout = "nchw";
+  std::string tensor = "activation";
   std::string name, out;
   std::vector<std::string> set;
   int block = 128;
-  bool bias = false, run_sim = false, list_neighbours = false, cuda_only = false, verbose = false;
+  bool bias = false, run_sim = false, list_neighbours = false, cuda_only = false, verbose = false, served_op = false;
   std::uint64_t seed = 1;
 };
 
@@ -100,8 +101,23 @@ ops::OpSpec op_from_options(const GenOptions& o) {
     spec = ops::make_conv(name, precision, n, c, kout, in, kernel, std::vector<std::int64_t>(dims, stride),
                           std::vector<std::int64_t>(dims, pad), std::vector<std::int64_t>(dims, dil), groups, o.bias,
                           layout, act);
+  } else if (o.op == "layout_transform") {
+    // A re-layout of one tensor: --layout names the input's layout, the output has the other.
+    if (o.bias || act != ops::Activation::none) throw InputError("--op", "layout_transform", "a transform has no bias or activation");
+    const std::int64_t n = take(shape, "N", 1, false), c = take(shape, "C", 0, true);
+    std::vector<std::int64_t> spatial;
+    if (shape.count("L")) {
+      spatial = {take(shape, "L", 0, true)};
+    } else {
+      spatial = {take(shape, "H", 0, true), take(shape, "W", 0, true)};
+    }
+    ops::ConvLayout from = ops::ConvLayout::channels_first;
+    if (o.layout == "nhwc" || o.layout == "nlc") from = ops::ConvLayout::channels_last;
+    else if (o.layout != "nchw" && o.layout != "ncl") throw InputError("--layout", "", "expected nchw/ncl or nhwc/nlc (the input's)");
+    const ops::ConvLayout to = from == ops::ConvLayout::channels_first ? ops::ConvLayout::channels_last : ops::ConvLayout::channels_first;
+    spec = ops::make_transform(name, precision, n, c, spatial, from, to, o.tensor);
   } else {
-    throw InputError("--op", "", "expected linear, matmul, conv1d or conv2d");
+    throw InputError("--op", "", "expected linear, matmul, conv1d, conv2d or layout_transform");
   }
   if (!shape.empty()) throw InputError("--shape", shape.begin()->first, "unknown key for " + o.op);
   return spec;
@@ -110,18 +126,33 @@ ops::OpSpec op_from_options(const GenOptions& o) {
 // --set AXIS=VALUE: design moves (design/move.h), applied together and then validated.
 design::DesignPoint apply_settings(const design::DesignPoint& d, const std::vector<std::string>& settings) {
   std::vector<design::Move> moves;
-  for (const auto& item : settings) moves.push_back(design::parse_setting(item, "--set"));
-  return design::apply(d, moves, "--set");
+  design::DesignPoint base = d;
+  for (const auto& item : settings) {
+    if (item.rfind("scale=", 0) == 0) {
+      // The layout-transform family's own axis (docs/design-space.md), set directly.
+      design::Scale s{};
+      if (!design::parse(item.substr(6), s)) throw InputError("--set", "scale", "expected none or alpha");
+      base.scale = s;
+      continue;
+    }
+    moves.push_back(design::parse_setting(item, "--set"));
+  }
+  if (moves.empty()) {
+    design::require_valid(base, "--set");
+    return base;
+  }
+  return design::apply(base, moves, "--set");
 }
 
 int run_gen(const GenOptions& o) {
   const int sources = !o.design.empty() + !o.reference.empty() + !o.op.empty();
   if (sources != 1) throw InputError("gen", "", "give exactly one of --design, --reference or --op");
+  if (o.served_op && o.reference.empty()) throw InputError("--served-op", "", "goes with --reference");
   design::DesignPoint d;
   if (!o.design.empty()) {
     d = design::read_design(o.design);
   } else if (!o.reference.empty()) {
-    d = design::seed_from_reference(o.reference);
+    d = design::seed_from_reference(o.reference, o.served_op);
   } else {
     if (o.shape.empty()) throw InputError("--shape", "", "required with --op");
     design::EngineClass engine{};
@@ -167,17 +198,23 @@ const CommandRegistrar reg(
       auto o = std::make_shared<GenOptions>();
       sub.add_option("--design", o->design, "design point (vxsynth.design/1 JSON)");
       sub.add_option("--reference", o->reference, "reference.json: generate its seed design");
-      sub.add_option("--op", o->op, "seed from op parameters: linear | matmul | conv1d | conv2d");
+      sub.add_flag("--served-op", o->served_op,
+                   "with --reference of a layout_transform kernel: seed the op it serves (the conv) instead");
+      sub.add_option("--op", o->op, "seed from op parameters: linear | matmul | conv1d | conv2d | layout_transform");
       sub.add_option("--shape", o->shape,
                      "with --op, KEY=VALUE list: linear M,N,K; matmul [B,]M,N,K[,ta,tb,broadcast_b]; conv1d "
-                     "[N,]C,L,K,R[,stride,pad,dilation,groups]; conv2d [N,]C,H,W,K,R,S[,...]");
+                     "[N,]C,L,K,R[,stride,pad,dilation,groups]; conv2d [N,]C,H,W,K,R,S[,...]; layout_transform "
+                     "[N,]C,L or [N,]C,H,W");
       sub.add_option("--dtype", o->dtype, "precision path: fp32 | tf32 | bf16 | fp16")->capture_default_str();
       sub.add_option("--engine", o->engine, "engine class: simt | tensor")->capture_default_str();
       sub.add_option("--block", o->block, "threads per block (multiple of 32)")->capture_default_str();
       sub.add_flag("--bias", o->bias, "linear/conv with a bias");
       sub.add_option("--activation", o->activation, "fused activation: none | relu | gelu | gelu_tanh | silu")
           ->capture_default_str();
-      sub.add_option("--layout", o->layout, "conv layout: nchw (ncl) | nhwc (nlc)")->capture_default_str();
+      sub.add_option("--layout", o->layout, "conv layout, or a transform's input layout: nchw (ncl) | nhwc (nlc)")
+          ->capture_default_str();
+      sub.add_option("--tensor", o->tensor, "layout_transform: activation | weight (which tensor of the conv)")
+          ->capture_default_str();
       sub.add_option("--name", o->name, "op name (free text)");
       sub.add_option("--set", o->set, "change an axis of the design: AXIS=VALUE (repeatable), e.g. split_k=4, "
                                       "boundary=padded, tile=64x64x16, lane_a=reversed");

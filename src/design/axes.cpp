@@ -58,6 +58,11 @@ struct Names<KRange> {
       {{KRange::kGeneric, "generic"}, {KRange::kFixed, "fixed"}}};
 };
 
+template <>
+struct Names<Scale> {
+  static constexpr std::array<std::pair<Scale, const char*>, 2> table{{{Scale::kNone, "none"}, {Scale::kAlpha, "alpha"}}};
+};
+
 template <typename E>
 std::string name_of(E v) {
   for (const auto& [value, name] : Names<E>::table) {
@@ -87,6 +92,7 @@ std::string to_string(Fragment v) { return name_of(v); }
 std::string to_string(ActivationPlacement v) { return name_of(v); }
 std::string to_string(Boundary v) { return name_of(v); }
 std::string to_string(KRange v) { return name_of(v); }
+std::string to_string(Scale v) { return name_of(v); }
 
 bool parse(const std::string& s, Staging& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ReadOnce& out) { return parse_name(s, out); }
@@ -96,6 +102,7 @@ bool parse(const std::string& s, Fragment& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ActivationPlacement& out) { return parse_name(s, out); }
 bool parse(const std::string& s, Boundary& out) { return parse_name(s, out); }
 bool parse(const std::string& s, KRange& out) { return parse_name(s, out); }
+bool parse(const std::string& s, Scale& out) { return parse_name(s, out); }
 
 template <typename E>
 const std::vector<E>& all_values() {
@@ -128,6 +135,7 @@ VXSYNTH_DESIGN_INSTANTIATE(Fragment)
 VXSYNTH_DESIGN_INSTANTIATE(ActivationPlacement)
 VXSYNTH_DESIGN_INSTANTIATE(Boundary)
 VXSYNTH_DESIGN_INSTANTIATE(KRange)
+VXSYNTH_DESIGN_INSTANTIATE(Scale)
 #undef VXSYNTH_DESIGN_INSTANTIATE
 
 FragmentShape fragment_shape(Fragment f) {

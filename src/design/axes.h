@@ -70,6 +70,12 @@ enum class Boundary { kGuarded, kPadded, kUniformBranch };
 // 12. Generic K range: K read at run time (kGeneric) or compiled in as a constant (kFixed).
 enum class KRange { kGeneric, kFixed };
 
+// Layout-transform family only (docs/design-space.md, "Layout transforms"): how an element is
+// moved. kNone = its bits are copied as an integer; kAlpha = it passes through the FPU as
+// alpha * x with alpha = 1 read at run time, as cuDNN's transform kernels do (one FMUL per
+// element: exact for every non-NaN value, and the arithmetic intensity of the vendor kernel).
+enum class Scale { kNone, kAlpha };
+
 // Names as written in design.json and procedural names.
 std::string to_string(Staging v);
 std::string to_string(ReadOnce v);
@@ -79,6 +85,7 @@ std::string to_string(Fragment v);
 std::string to_string(ActivationPlacement v);
 std::string to_string(Boundary v);
 std::string to_string(KRange v);
+std::string to_string(Scale v);
 
 // Parsers: false when the name is unknown.
 bool parse(const std::string& s, Staging& out);
@@ -89,6 +96,7 @@ bool parse(const std::string& s, Fragment& out);
 bool parse(const std::string& s, ActivationPlacement& out);
 bool parse(const std::string& s, Boundary& out);
 bool parse(const std::string& s, KRange& out);
+bool parse(const std::string& s, Scale& out);
 
 // All values of an enum axis, in domain order (neighbours step along this order).
 template <typename E>

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "design/transform_family.h"
 #include "design/validity.h"
 
 namespace vxsynth::design {
@@ -27,7 +28,8 @@ bool same_axes(const DesignPoint& a, const DesignPoint& b) {
   return a.staging == b.staging && a.read_once == b.read_once && a.lane_a == b.lane_a && a.lane_b == b.lane_b &&
          a.tile == b.tile && a.register_tile == b.register_tile && a.prefetch == b.prefetch &&
          a.fragment == b.fragment && a.activation == b.activation && a.split_k == b.split_k &&
-         a.warps == b.warps && a.boundary == b.boundary && a.k_range == b.k_range && a.vortex == b.vortex;
+         a.warps == b.warps && a.boundary == b.boundary && a.k_range == b.k_range && a.vortex == b.vortex &&
+         a.scale == b.scale;
 }
 
 namespace {
@@ -35,6 +37,7 @@ char lane_letter(LaneMap l) { return l == LaneMap::kForward ? 'f' : 'r'; }
 }  // namespace
 
 std::string procedural_name(const DesignPoint& d) {
+  if (is_transform(d)) return transform_procedural_name(d);
   std::ostringstream s;
   s << ops::to_string(d.op.kind) << '_' << ops::to_string(d.fixed.precision) << '_' << to_string(d.fixed.engine)
     << "_b" << d.fixed.block_size << "_t" << d.tile.m << 'x' << d.tile.n << 'x' << d.tile.k << "_r"
@@ -77,6 +80,7 @@ int fragment_tile_ld(const DesignPoint& d) {
 int epilogue_tile_ld(const DesignPoint& d) { return d.tile.n + 4; }
 
 std::int64_t cuda_shared_bytes(const DesignPoint& d) {
+  if (is_transform(d)) return transform_tile_bytes(d);
   const std::int64_t buffers = d.prefetch == Prefetch::kDoubleBuffer ? 2 : 1;
   if (d.fragment == Fragment::kNone) {
     std::int64_t per_buffer = 0;
@@ -93,6 +97,7 @@ std::int64_t cuda_shared_bytes(const DesignPoint& d) {
 int vortex_fragment_tile_ld(const DesignPoint& d) { return d.tile.k + 2; }  // word-aligned rows, staggered banks
 
 std::int64_t vortex_local_bytes(const DesignPoint& d) {
+  if (is_transform(d)) return transform_tile_bytes(d);
   if (d.fragment == Fragment::kNone) return cuda_shared_bytes(d);
   // Tensor tiles hold 16-bit elements on Vortex (tf32 is computed as fp16 there).
   const std::int64_t buffers = d.prefetch == Prefetch::kDoubleBuffer ? 2 : 1;
@@ -183,6 +188,7 @@ Json design_to_json(const DesignPoint& d) {
   a["warps"] = pair_json(d.warps.m, d.warps.n);
   a["boundary"] = to_string(d.boundary);
   a["k_range"] = to_string(d.k_range);
+  if (is_transform(d)) a["scale"] = to_string(d.scale);
   j["axes"] = a;
   return j;
 }
@@ -226,6 +232,7 @@ DesignPoint design_from_json(const Json& j, const std::string& file) {
   if (!j.contains("axes")) throw InputError(file, "axes", "missing");
   const Json& a = j.at("axes");
   std::set<std::string> names(axis_names().begin(), axis_names().end());
+  names.insert("scale");  // layout transforms only (optional: none when absent)
   reject_unknown(a, names, file, "axes");
   for (const auto& name : axis_names()) {
     if (!a.contains(name)) throw InputError(file, "axes." + name, "missing");
@@ -251,6 +258,7 @@ DesignPoint design_from_json(const Json& j, const std::string& file) {
   d.warps = {get_int(w, "m", file, "axes.warps"), get_int(w, "n", file, "axes.warps")};
   d.boundary = get_enum<Boundary>(a, "boundary", file, "axes");
   d.k_range = get_enum<KRange>(a, "k_range", file, "axes");
+  if (a.contains("scale")) d.scale = get_enum<Scale>(a, "scale", file, "axes");
   return d;
 }
 

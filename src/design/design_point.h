@@ -57,6 +57,9 @@ struct DesignPoint {
   WarpArrangement warps;
   Boundary boundary = Boundary::kGuarded;
   KRange k_range = KRange::kGeneric;
+
+  // Layout-transform family only (design/transform_family.h); kNone for every other family.
+  Scale scale = Scale::kNone;
 };
 
 bool same_axes(const DesignPoint& a, const DesignPoint& b);

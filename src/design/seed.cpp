@@ -1,10 +1,12 @@
 #include "design/seed.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 
 #include "common/error.h"
+#include "design/transform_family.h"
 #include "design/validity.h"
 
 namespace vxsynth::design {
@@ -58,6 +60,10 @@ WarpArrangement square_split(int count) {
 
 DesignPoint seed_design(const ops::OpSpec& op, EngineClass engine, int block_size, const std::string& reference,
                         const std::string& source) {
+  if (op.kind == ops::OpKind::layout_transform) {
+    if (engine != EngineClass::kSimt) throw InputError(source, "engine", "a layout transform moves data: use --engine simt");
+    return seed_transform(op, block_size, reference, source);
+  }
   if (block_size <= 0 || block_size % kCudaWarpSize != 0 || block_size > kCudaMaxBlock) {
     throw InputError(source, "block", "block size " + std::to_string(block_size) + " must be a multiple of 32 in 32..1024");
   }
@@ -130,7 +136,21 @@ ops::PrecisionPath precision_of(const std::string& math, const std::string& file
 
 }  // namespace
 
-ops::OpSpec op_spec_from_reference(const Json& ref, const std::string& file) {
+namespace {
+ops::OpSpec served_op_spec(const Json& ref, const std::string& file);
+}  // namespace
+
+ops::OpSpec op_spec_from_reference(const Json& ref, const std::string& file, bool served_op) {
+  ops::OpSpec served = served_op_spec(ref, file);
+  const Json& op = member(ref, "op", file, "");
+  const bool transform = op.contains("kernel_role") && op.at("kernel_role") == "layout_transform";
+  if (!transform || served_op) return served;
+  return derive_transform(ref, served, file);
+}
+
+namespace {
+
+ops::OpSpec served_op_spec(const Json& ref, const std::string& file) {
   require_schema(ref, "reference", 1, file);
   const Json& op = member(ref, "op", file, "");
   const std::string kind = member(op, "kind", file, "op.").get<std::string>();
@@ -199,9 +219,88 @@ ops::OpSpec op_spec_from_reference(const Json& ref, const std::string& file) {
   throw InputError(file, "op.kind", "unsupported op kind \"" + kind + "\" (linear, batched_matmul, conv1d, conv2d)");
 }
 
-DesignPoint seed_from_reference(const std::string& path) {
+ops::PrecisionPath storage_path(const std::string& dtype, const std::string& file, const std::string& field) {
+  if (dtype == "float32") return ops::PrecisionPath::fp32;
+  if (dtype == "bfloat16") return ops::PrecisionPath::bf16;
+  if (dtype == "float16") return ops::PrecisionPath::fp16;
+  throw InputError(file, field, "unknown tensor dtype \"" + dtype + "\" (float32, bfloat16, float16)");
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+ops::OpSpec derive_transform(const Json& ref, const ops::OpSpec& served, const std::string& file) {
+  if (served.kind != ops::OpKind::conv1d && served.kind != ops::OpKind::conv2d) {
+    throw InputError(file, "op.kind", "a layout_transform kernel is derived from the conv it serves, not from a " +
+                                          ops::to_string(served.kind));
+  }
+  const Json& kernel = member(ref, "kernel", file, "");
+  const std::string name = lower(member(kernel, "name", file, "kernel.").get<std::string>());
+  ops::ConvLayout from{}, to{};
+  if (name.find("nchwtonhwc") != std::string::npos) {
+    from = ops::ConvLayout::channels_first;
+    to = ops::ConvLayout::channels_last;
+  } else if (name.find("nhwctonchw") != std::string::npos) {
+    from = ops::ConvLayout::channels_last;
+    to = ops::ConvLayout::channels_first;
+  } else {
+    throw InputError(file, "kernel.name", "a layout_transform kernel whose name gives no direction (expected "
+                                          "nchwToNhwc or nhwcToNchw in \"" + name.substr(0, 80) + "\")");
+  }
+  const Json& op = member(ref, "op", file, "");
+  const Json& dtypes = member(op, "dtypes", file, "op.");
+  if (!dtypes.is_array() || dtypes.empty() || !dtypes.at(0).is_string()) {
+    throw InputError(file, "op.dtypes", "must list the tensors' dtypes");
+  }
+  const ops::PrecisionPath path = storage_path(dtypes.at(0).get<std::string>(), file, "op.dtypes");
+  const auto grid = int_list(member(ref, "launch", file, ""), "grid", file, "launch.");
+  if (grid.size() != 3) throw InputError(file, "launch.grid", "expected [x, y, z]");
+
+  // The conv's tensors in their logical [batch, channels, spatial...] view.
+  const auto& c = served.conv;
+  struct Candidate {
+    std::string tensor;
+    std::int64_t batch, channels;
+    std::vector<std::int64_t> spatial;
+  };
+  // cuDNN moves the input and the weight to NHWC before a channels-last engine and its output
+  // back: an nhwcToNchw kernel tries the output first (it may have the input's shape).
+  std::vector<Candidate> candidates = {
+      {"activation", c.batch, c.in_channels, c.input_size},
+      {"weight", c.out_channels, c.in_channels / c.groups, c.kernel},
+      {"activation", c.batch, c.out_channels, c.output_size()},  // the conv's output
+  };
+  std::vector<const char*> roles = {"input", "weight", "output"};
+  if (from == ops::ConvLayout::channels_last) {
+    std::rotate(candidates.rbegin(), candidates.rbegin() + 1, candidates.rend());
+    std::rotate(roles.rbegin(), roles.rbegin() + 1, roles.rend());
+  }
+  std::string tried;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& k = candidates[i];
+    std::int64_t positions = 1;
+    for (auto v : k.spatial) positions *= v;
+    const std::int64_t rows = from == ops::ConvLayout::channels_first ? k.channels : positions;
+    const std::int64_t cols = from == ops::ConvLayout::channels_first ? positions : k.channels;
+    const std::vector<std::int64_t> expect = {(cols + 31) / 32, (rows + 31) / 32, k.batch};
+    tried += std::string(tried.empty() ? "" : ", ") + roles[i] + " [" + std::to_string(expect[0]) + ", " +
+             std::to_string(expect[1]) + ", " + std::to_string(expect[2]) + "]";
+    if (expect != grid) continue;
+    std::string tname = served.name + "." + roles[i] + (from == ops::ConvLayout::channels_first ? "_nchw_to_nhwc" : "_nhwc_to_nchw");
+    return ops::make_transform(tname, path, k.batch, k.channels, k.spatial, from, to, k.tensor);
+  }
+  throw InputError(file, "launch.grid",
+                   "[" + std::to_string(grid[0]) + ", " + std::to_string(grid[1]) + ", " + std::to_string(grid[2]) +
+                       "] matches no tensor of the conv under cuDNN's 32 x 32-tiled transpose (expected " + tried + ")");
+}
+
+DesignPoint seed_from_reference(const std::string& path, bool served_op) {
   const Json ref = read_json_file(path);
-  ops::OpSpec op = op_spec_from_reference(ref, path);
+  ops::OpSpec op = op_spec_from_reference(ref, path, served_op);
   const Json& fixed = member(ref, "fixed_properties", path, "");
   EngineClass engine{};
   const std::string engine_name = member(fixed, "engine_class", path, "fixed_properties.").get<std::string>();

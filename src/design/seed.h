@@ -28,10 +28,22 @@ DesignPoint seed_design(const ops::OpSpec& op, EngineClass engine, int block_siz
 // The op of a reference.json (vxsynth.reference/1) as an op spec: kind, shapes, dtypes,
 // precision, bias, activation, conv stride/padding/dilation/groups/layout, matmul transposes
 // and broadcast batch. InputError names the file and field.
-ops::OpSpec op_spec_from_reference(const Json& reference, const std::string& file);
+//
+// A kernel whose op.kernel_role is "layout_transform" computes a re-layout of one tensor of the
+// op it serves: the result is that transform (derive_transform), unless `served_op` asks for the
+// served operator itself (the conv1d behind Diffusion Policy's weight transforms).
+ops::OpSpec op_spec_from_reference(const Json& reference, const std::string& file, bool served_op = false);
 
-// seed_design with the reference's op, engine class and block size; `reference` is the
-// benchmark name (the reference's folder name).
-DesignPoint seed_from_reference(const std::string& reference_json_path);
+// Which tensor of the served conv a layout-transform kernel re-lays out, and how: the direction
+// from the kernel name (nchwToNhwc / nhwcToNchw), the tensor from the profiled launch grid, which
+// for cuDNN's 32 x 32-tiled transpose is (ceil(cols/32), ceil(rows/32), transposes) in the
+// input's [transposes][rows][cols] view; candidates are the conv's input, weight and output.
+// The dtype is the tensors' storage type (a tf32 conv moves fp32). InputError names the file and
+// field when the kernel name has no direction or no tensor matches the grid (docs/design-space.md).
+ops::OpSpec derive_transform(const Json& reference, const ops::OpSpec& served, const std::string& file);
+
+// seed_design (or seed_transform) with the reference's op, engine class and block size;
+// `reference` is the benchmark name (the reference's folder name).
+DesignPoint seed_from_reference(const std::string& reference_json_path, bool served_op = false);
 
 }  // namespace vxsynth::design

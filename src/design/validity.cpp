@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "design/transform_family.h"
 
 namespace vxsynth::design {
 namespace {
@@ -18,6 +19,8 @@ std::string cat(const Parts&... parts) {
   (s << ... << parts);
   return s.str();
 }
+
+void check_capacities(const DesignPoint& d, std::vector<Violation>& out);
 
 void check(const DesignPoint& d, std::vector<Violation>& out) {
   auto fail = [&out](const char* rule, std::string detail) { out.push_back({rule, std::move(detail)}); };
@@ -37,6 +40,17 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
   if (f.block_size <= 0 || f.block_size % kCudaWarpSize != 0 || f.block_size > kCudaMaxBlock) {
     fail("block-size", cat("block size ", f.block_size, " is not a multiple of 32 in 32..1024"));
     return;  // everything below divides by it
+  }
+  if (is_transform(d)) {
+    // The data-movement family has rules of its own (design/transform_family.cpp).
+    const std::size_t before = out.size();
+    check_transform(d, out);
+    if (out.size() == before) check_capacities(d, out);
+    return;
+  }
+  if (d.scale != Scale::kNone) {
+    fail("scale-family", cat("scale ", to_string(d.scale), " belongs to the layout-transform family, not to a ",
+                             ops::to_string(d.op.kind)));
   }
 
   // Engine class and data types bound tensor-core lowering.
@@ -131,7 +145,15 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
                         " tiles of ", t.k));
   }
 
-  // Capacities.
+  check_capacities(d, out);
+}
+
+// Capacities of the H200 and of the Vortex core, shared by every family.
+void check_capacities(const DesignPoint& d, std::vector<Violation>& out) {
+  auto fail = [&out](const char* rule, std::string detail) { out.push_back({rule, std::move(detail)}); };
+  const auto& f = d.fixed;
+  const Tile& t = d.tile;
+  const bool tensor = d.fragment != Fragment::kNone;
   const std::int64_t shared = cuda_shared_bytes(d);
   if (shared > kH200SharedPerBlock) {
     fail("cuda-shared-capacity", cat(shared, " bytes of shared memory per block exceed the H200's ", kH200SharedPerBlock));
@@ -224,7 +246,12 @@ const std::vector<std::pair<std::string, std::string>>& rule_descriptions() {
       {"vortex-index-range", "every tensor and workspace of the Vortex side has fewer than 2^31 elements"},
       {"vortex-local-capacity", "resident blocks x local tiles fit the core's local memory"},
   };
-  return rules;
+  static const std::vector<std::pair<std::string, std::string>> all = [] {
+    auto v = rules;
+    for (const auto& r : transform_rule_descriptions()) v.push_back(r);
+    return v;
+  }();
+  return all;
 }
 
 }  // namespace vxsynth::design

@@ -56,8 +56,14 @@ TEST(Seed, EveryReferenceGivesAValidSeedKeepingTheFixedProperties) {
   std::set<std::string> names;
   for (const auto& f : files) {
     SCOPED_TRACE(f.string());
-    const DesignPoint d = seed_from_reference(f.string());
     const Json ref = read_json_file(f.string());
+    const bool transform = ref["op"].value("kernel_role", "") == "layout_transform";
+    if (transform) {
+      // The kernel is a re-layout (transform family, tested in test_transform_family.cpp); the
+      // conv it serves stays reachable with served_op and keeps the GEMM view checked below.
+      EXPECT_EQ(seed_from_reference(f.string()).op.kind, ops::OpKind::layout_transform);
+    }
+    const DesignPoint d = seed_from_reference(f.string(), transform);
     EXPECT_EQ(d.fixed.block_size, ref["fixed_properties"]["block_size"].get<int>());
     EXPECT_EQ(to_string(d.fixed.engine), ref["fixed_properties"]["engine_class"].get<std::string>());
     EXPECT_EQ(d.fixed.shape.m, ref["op"]["gemm"]["M"].get<std::int64_t>());
@@ -222,6 +228,65 @@ TEST(Validity, EachRuleIsReportedByName) {
       EXPECT_NE(std::string(e.what()).find(c.rule), std::string::npos);
     }
     covered.insert(c.rule);
+  }
+  // The layout-transform family's rules, on the seed of an odd-sized weight transform (3
+  // transposes of [7 rows][5 cols]: no vector width divides a row).
+  const std::vector<Case> transform_cases = {
+      {"transform-engine", [](DesignPoint& d) { d.fixed.engine = EngineClass::kTensorCore; }},
+      {"transform-fixed-axes", [](DesignPoint& d) { d.prefetch = Prefetch::kRegisters; }},
+      {"transform-fixed-axes", [](DesignPoint& d) { d.split_k = 2; }},
+      {"transform-fixed-axes", [](DesignPoint& d) { d.warps = {4, 2}; }},
+      {"transform-staging", [](DesignPoint& d) { d.staging = Staging::kAB; }},
+      {"transform-boundary", [](DesignPoint& d) { d.boundary = Boundary::kPadded; }},
+      {"tile-range", [](DesignPoint& d) { d.tile.k = 2; }},
+      {"transform-threads", [](DesignPoint& d) { d.tile.m = 64; }},  // 512 threads' worth of reads
+      {"transform-threads",
+       [](DesignPoint& d) {  // reads fit (32 x 8 groups); 3 rows a thread do not divide 8 output rows
+         d.tile = {96, 8, 1};
+         d.register_tile = {3, 1};
+       }},
+      {"transform-vector", [](DesignPoint& d) { d.register_tile = {2, 2}; }},  // 2-wide reads of 5-element rows
+      {"transform-vector",
+       [](DesignPoint& d) {  // 8 x 4 bytes: wider than one access
+         d.tile = {32, 64, 1};
+         d.register_tile = {1, 8};
+       }},
+      {"transform-direct-lanes", [](DesignPoint& d) { d.staging = Staging::kNone; }},
+      {"register-budget",
+       [](DesignPoint& d) {
+         d.tile = {256, 256, 1};
+         d.register_tile = {256, 1};
+       }},
+  };
+  auto transform_seed = [](std::int64_t batch) {
+    return seed_design(ops::make_transform("t", ops::PrecisionPath::fp32, batch, 7, {5}, ops::ConvLayout::channels_first,
+                                           ops::ConvLayout::channels_last, "weight"),
+                       EngineClass::kSimt, 256, "", "t.json");
+  };
+  for (const auto& c : transform_cases) {
+    SCOPED_TRACE("transform " + c.rule);
+    DesignPoint d = transform_seed(3);
+    ASSERT_FALSE(can_implement(d).has_value());
+    c.edit(d);
+    const auto v = can_implement(d);
+    ASSERT_TRUE(v.has_value());
+    EXPECT_EQ(v->rule, c.rule) << v->detail;
+    covered.insert(c.rule);
+  }
+  try {
+    transform_seed(70000);  // more transposes than grid z can hold
+    ADD_FAILURE() << "accepted 70000 transposes";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("transform-grid"), std::string::npos) << e.what();
+    covered.insert("transform-grid");
+  }
+  {
+    DesignPoint d = linear_seed();
+    d.scale = Scale::kAlpha;
+    const auto v = can_implement(d);
+    ASSERT_TRUE(v.has_value());
+    EXPECT_EQ(v->rule, "scale-family");
+    covered.insert(v->rule);
   }
   // Every documented rule except the range guard on register tiles is exercised here.
   for (const auto& [rule, text] : rule_descriptions()) {

@@ -1,0 +1,158 @@
+// The layout-transform family: the transforms derived from Diffusion Policy's references, their
+// seeds (cuDNN's kernel geometry), the served conv kept reachable, JSON, neighbours.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "common/error.h"
+#include "design/move.h"
+#include "design/neighbours.h"
+#include "design/seed.h"
+#include "design/transform_family.h"
+#include "design/validity.h"
+
+namespace vxsynth::design {
+namespace {
+
+std::string ref(const std::string& name) { return "../suite/vx-robotics/h200/" + name + "/reference.json"; }
+
+template <typename F>
+void expect_input_error(F f, std::initializer_list<const char*> fragments) {
+  try {
+    f();
+    FAIL() << "no InputError";
+  } catch (const InputError& e) {
+    for (const char* frag : fragments) EXPECT_NE(std::string(e.what()).find(frag), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+
+// Each profiled launch re-lays out the conv's weight [Cout][Cin][5]: grid (1, Cin/32, Cout).
+TEST(TransformSeed, DiffusionPolicyReferencesAreWeightTransforms) {
+  struct Expect {
+    const char* name;
+    std::int64_t cout, cin;
+  };
+  for (const Expect& e : {Expect{"diffusion_policy-1-conv1d", 2048, 2048}, Expect{"diffusion_policy-3-conv1d", 1024, 4096},
+                          Expect{"diffusion_policy-4-conv1d", 1024, 1024}, Expect{"diffusion_policy-5-conv1d", 1024, 1024}}) {
+    SCOPED_TRACE(e.name);
+    const DesignPoint d = seed_from_reference(ref(e.name));
+    ASSERT_EQ(d.op.kind, ops::OpKind::layout_transform);
+    const ops::TransformParams& t = d.op.transform;
+    EXPECT_EQ(t.tensor, "weight");
+    EXPECT_EQ(t.batch, e.cout);
+    EXPECT_EQ(t.channels, e.cin);
+    EXPECT_EQ(t.spatial, (std::vector<std::int64_t>{5}));
+    EXPECT_EQ(t.from, ops::ConvLayout::channels_first);
+    EXPECT_EQ(t.to, ops::ConvLayout::channels_last);
+    EXPECT_EQ(d.op.precision, ops::PrecisionPath::fp32);  // the tensors of a tf32 conv are fp32
+    EXPECT_EQ(d.op.inputs()[0].shape, (ops::Shape{e.cout, e.cin, 5}));
+    EXPECT_EQ(d.op.output().shape, (ops::Shape{e.cout, 5, e.cin}));
+    EXPECT_EQ(d.reference, e.name);
+    // The seed is cuDNN's kernel: 256 threads, a 32 x 32 tile in 32 x 33 floats of shared
+    // memory (the reference's 4224 bytes), 4 elements a thread, alpha scaling.
+    EXPECT_EQ(d.fixed.block_size, 256);
+    EXPECT_EQ(d.tile, (Tile{32, 32, 1}));
+    EXPECT_EQ(d.register_tile, (RegisterTile{4, 1}));
+    EXPECT_EQ(d.staging, Staging::kA);
+    EXPECT_EQ(cuda_shared_bytes(d), 4224);
+    EXPECT_EQ(d.scale, Scale::kAlpha);
+    EXPECT_FALSE(can_implement(d).has_value());
+    // The conv behind it is still reachable.
+    const DesignPoint conv = seed_from_reference(ref(e.name), true);
+    EXPECT_EQ(conv.op.kind, ops::OpKind::conv1d);
+    EXPECT_EQ(conv.fixed.shape.k, e.cin * 5);
+  }
+  // diffusion_policy-2 is the TF32 conv itself.
+  const DesignPoint conv = seed_from_reference(ref("diffusion_policy-2-conv1d"));
+  EXPECT_EQ(conv.op.kind, ops::OpKind::conv1d);
+  EXPECT_EQ(conv.op.precision, ops::PrecisionPath::tf32);
+}
+
+TEST(TransformSeed, DerivationSaysWhyItCannotMatch) {
+  Json r = read_json_file(ref("diffusion_policy-1-conv1d"));
+  const ops::OpSpec served = op_spec_from_reference(r, "r.json", true);
+  // The second launch configuration, (1, 64, 1), is the activation [1][2048][4].
+  Json act = r;
+  act["launch"]["grid"] = {1, 64, 1};
+  const ops::OpSpec a = derive_transform(act, served, "r.json");
+  EXPECT_EQ(a.transform.tensor, "activation");
+  EXPECT_EQ(a.inputs()[0].shape, (ops::Shape{1, 2048, 4}));
+  // A grid no tensor explains.
+  Json bad = r;
+  bad["launch"]["grid"] = {3, 64, 2048};
+  expect_input_error([&] { derive_transform(bad, served, "r.json"); }, {"r.json", "launch.grid", "weight [1, 64, 2048]"});
+  bad = r;
+  bad["kernel"]["name"] = "void cudnn::someTransposeKernel<float>()";
+  expect_input_error([&] { derive_transform(bad, served, "r.json"); }, {"kernel.name", "nchwToNhwc"});
+  // The reverse direction of cuDNN's output transform: rows = positions.
+  bad = r;
+  bad["kernel"]["name"] = "void cudnn::engines_precompiled::nhwcToNchwKernel<float, float, float, true, false>()";
+  bad["launch"]["grid"] = {64, 1, 1};  // the output [1][2048][4] stored NLC: 4 rows x 2048 columns
+  const ops::OpSpec out = derive_transform(bad, served, "r.json");
+  EXPECT_EQ(out.transform.from, ops::ConvLayout::channels_last);
+  EXPECT_EQ(out.inputs()[0].shape, (ops::Shape{1, 4, 2048}));
+  EXPECT_EQ(out.output().shape, (ops::Shape{1, 2048, 4}));
+}
+
+TEST(TransformDesign, JsonRoundTripAndScaleErrors) {
+  const DesignPoint d = seed_from_reference(ref("diffusion_policy-4-conv1d"));
+  const Json j = design_to_json(d);
+  EXPECT_EQ(j["axes"]["scale"], "alpha");
+  const DesignPoint back = design_from_json(j, "d.json");
+  EXPECT_TRUE(same_axes(back, d));
+  EXPECT_EQ(procedural_name(back), procedural_name(d));
+  EXPECT_EQ(procedural_name(d), "layout_transform_fp32_simt_b256_t32x32_r4x1_sa_ff_ro-default_guarded_kgen_scale-alpha");
+  Json bad = j;
+  bad["axes"]["scale"] = "beta";
+  expect_input_error([&] { design_from_json(bad, "d.json"); }, {"d.json", "axes.scale", "none, alpha"});
+  // A GEMM design.json without the field reads as scale none.
+  const DesignPoint conv = seed_from_reference(ref("diffusion_policy-2-conv1d"));
+  EXPECT_FALSE(design_to_json(conv)["axes"].contains("scale"));
+  EXPECT_EQ(design_from_json(design_to_json(conv), "c.json").scale, Scale::kNone);
+}
+
+// Neighbours come from the shared move vocabulary (move.h): the steps valid for a transform.
+TEST(TransformDesign, NeighboursAreValidMovesOfTheVocabulary) {
+  const DesignPoint seed = seed_from_reference(ref("diffusion_policy-1-conv1d"));
+  std::set<Axis> axes;
+  for (const auto& n : neighbours(seed)) {
+    SCOPED_TRACE(to_string(n.move));
+    EXPECT_FALSE(can_implement(n.design).has_value());
+    EXPECT_EQ(n.design.fixed.block_size, 256);
+    EXPECT_EQ(n.design.op.kind, ops::OpKind::layout_transform);
+    EXPECT_NE(procedural_name(n.design), procedural_name(seed));
+    EXPECT_EQ(procedural_name(apply(seed, n.move)), procedural_name(n.design));
+    axes.insert(n.move.axis);
+  }
+  for (Axis a : {Axis::kReadOnce, Axis::kLaneMapping, Axis::kTile, Axis::kBoundary, Axis::kKRange}) {
+    EXPECT_TRUE(axes.count(a)) << to_string(a);
+  }
+  // Direct designs and the scale are reached by setting them (several axes change together).
+  const DesignPoint direct = apply(seed, {parse_setting("shared_staging=none"), parse_setting("lane_b=reversed")});
+  EXPECT_EQ(direct.staging, Staging::kNone);
+  EXPECT_FALSE(can_implement(direct).has_value());
+  // Vector widths appear where rows allow them: a transform of [64 rows][48 cols] in bf16.
+  const DesignPoint even = seed_design(ops::make_transform("e", ops::PrecisionPath::bf16, 2, 64, {6, 8},
+                                                           ops::ConvLayout::channels_first, ops::ConvLayout::channels_last),
+                                       EngineClass::kSimt, 256);
+  bool vector = false;
+  for (const auto& n : neighbours(even)) vector |= n.design.register_tile.n > 1;
+  EXPECT_TRUE(vector);
+}
+
+TEST(TransformDesign, SeedsForOtherBlocksAndEngines) {
+  const ops::OpSpec op = ops::make_transform("t", ops::PrecisionPath::fp16, 2, 9, {3, 5}, ops::ConvLayout::channels_last,
+                                             ops::ConvLayout::channels_first);
+  for (int block : {32, 64, 128, 256, 384, 512, 1024}) {
+    SCOPED_TRACE(block);
+    const DesignPoint d = seed_design(op, EngineClass::kSimt, block);
+    EXPECT_FALSE(can_implement(d).has_value());
+    EXPECT_EQ(d.tile.n % 8, 0);
+  }
+  expect_input_error([&] { seed_design(op, EngineClass::kTensorCore, 256, "", "cli"); }, {"engine", "simt"});
+  expect_input_error([&] { seed_design(op, EngineClass::kSimt, 100, "", "cli"); }, {"block"});
+}
+
+}  // namespace vxsynth::design
