@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "common/error.h"
 #include "design/validity.h"
 
 namespace vxsynth::codegen {
@@ -155,7 +156,8 @@ bool a_contiguous_in_k(const DesignPoint& d) {
     case ops::OpKind::matmul: return !d.op.matmul.transpose_a;
     case ops::OpKind::conv1d:
     case ops::OpKind::conv2d: return channels_last(d);  // NCHW: neighbouring m are neighbouring x
-    case ops::OpKind::linear: break;
+    case ops::OpKind::linear:
+    case ops::OpKind::layout_transform: break;  // transforms have their own emitter
   }
   return true;
 }
@@ -365,6 +367,8 @@ std::string Composer::tile_accessor(char operand) const {
         offset = "(b_base + n) * " + K + " + k";
       }
       break;
+    case ops::OpKind::layout_transform:
+      throw WorkError("the GEMM components cannot emit a layout transform (codegen/transform_emitter.h does)");
   }
   const std::string fn = d_.boundary == Boundary::kPadded ? "load_" + name + "_guarded" : "tile_" + name;
   s << "// " << (is_a ? "A" : "B") << "(" << row << ", k) of the GEMM view: " << what << ".\n";

@@ -3,6 +3,8 @@
 
 #include "codegen/components.h"
 #include "codegen/emit.h"
+#include "codegen/transform_emitter.h"
+#include "design/transform_family.h"
 #include "design/validity.h"
 
 namespace vxsynth::codegen {
@@ -111,6 +113,8 @@ std::string host_code(const DesignPoint& d) {
       s << "p->M = pr->n_img * pr->p * pr->q;\np->N = pr->k_out / pr->groups;\np->K = p->cg * pr->r * pr->s;\n"
            "p->batch = pr->groups;\n";
       break;
+    case ops::OpKind::layout_transform:
+      break;  // emit_transform_cuda
   }
   if (d.k_range == design::KRange::kFixed) s << "if (p->K != kK) return false;  // compiled for one K\n";
   if (d.split_k > 1) s << "p->k_chunk = ((p->K + kBK - 1) / kBK + kSplit - 1) / kSplit * kBK;\n";
@@ -192,6 +196,7 @@ std::string entry_points(const DesignPoint& d) {
 }  // namespace
 
 std::string emit_cuda(const DesignPoint& d) {
+  if (design::is_transform(d)) return emit_transform_cuda(d);
   design::require_valid(d, "design " + design::procedural_name(d));
   const auto dialect = make_cuda_dialect();
   const Composer c(d, *dialect);

@@ -4,6 +4,8 @@
 
 #include "codegen/components.h"
 #include "codegen/emit.h"
+#include "codegen/transform_emitter.h"
+#include "design/transform_family.h"
 #include "common/error.h"
 #include "design/validity.h"
 
@@ -480,6 +482,7 @@ include ../common.mk
 }  // namespace
 
 std::vector<SourceFile> emit_vortex(const DesignPoint& d, const VortexCheck& check) {
+  if (design::is_transform(d)) return emit_transform_vortex(d, check);
   design::require_valid(d, "design " + design::procedural_name(d));
   std::string why;
   if (!vortex_supported(d, &why)) throw WorkError(why);

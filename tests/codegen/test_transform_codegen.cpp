@@ -1,0 +1,236 @@
+// The layout-transform family's generated code (codegen/transform_emitter.h), through the same
+// testbed as the GEMM families: a sample in which every value of the family's axes occurs, on odd
+// shapes (and shapes that admit vector widths), every precision and both directions. The CUDA
+// side must compile for sm_90; the Vortex side must pass the exact check on the embedded
+// simulator, here and at the profiled shapes of Diffusion Policy's four weight transforms.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <map>
+#include <set>
+
+#include "codegen_testbed.h"
+#include "design/neighbours.h"
+#include "design/sample.h"
+#include "design/transform_family.h"
+#include "design/validity.h"
+#include "refine/sim_run.h"
+
+namespace vxsynth::codegen {
+namespace {
+
+using design::DesignPoint;
+using ops::ConvLayout;
+using ops::PrecisionPath;
+namespace tb = testbed;
+
+DesignPoint seed_of(const ops::OpSpec& op, int block = 256) {
+  return design::seed_design(op, design::EngineClass::kSimt, block, "", "test");
+}
+
+// Odd sizes (no tile divides them) and sizes that admit 2-, 4- and 8-wide accesses.
+std::vector<ops::OpSpec> sample_ops() {
+  return {
+      ops::make_transform("odd.nchw2nhwc.fp32", PrecisionPath::fp32, 3, 37, {5, 9}, ConvLayout::channels_first,
+                          ConvLayout::channels_last),
+      ops::make_transform("even.nhwc2nchw.bf16", PrecisionPath::bf16, 2, 64, {6, 8}, ConvLayout::channels_last,
+                          ConvLayout::channels_first),
+      ops::make_transform("weight.ncl2nlc.fp16", PrecisionPath::fp16, 5, 24, {5}, ConvLayout::channels_first,
+                          ConvLayout::channels_last, "weight"),
+      ops::make_transform("even.ncl2nlc.fp32", PrecisionPath::fp32, 2, 64, {32}, ConvLayout::channels_first,
+                          ConvLayout::channels_last),
+  };
+}
+
+// The (axis, value) pairs a design shows: the thread mappings per op (their index arithmetic
+// differs with the direction and the dtype), the other axes over the whole sample.
+std::set<std::string> features(const DesignPoint& d) {
+  const auto g = design::transform_geometry(d);
+  const std::string op = d.op.name + ":";
+  return {op + "lanes=" + design::to_string(d.lane_a) + "/" + design::to_string(d.lane_b) + (g.staged ? "" : " direct"),
+          "read_once=" + design::to_string(d.read_once),
+          "boundary=" + design::to_string(d.boundary),
+          "k_range=" + design::to_string(d.k_range),
+          "scale=" + design::to_string(d.scale) + ":" + ops::to_string(d.op.precision),
+          "vector=" + std::to_string(d.register_tile.n),
+          "elements=" + std::to_string(d.register_tile.m),
+          "tile=" + std::to_string(d.tile.m) + "x" + std::to_string(d.tile.n)};
+}
+
+// Each op's seed, its single-axis neighbours, seeded random walks and the widest vectors its
+// sizes allow; `all` = every one of them, else only those that show an (axis, value) pair of
+// their op not yet shown (a greedy cover: every value still occurs, in far fewer designs).
+std::vector<DesignPoint> sample(int random_per_op, bool all = true) {
+  std::vector<DesignPoint> out;
+  std::set<std::string> names, shown;
+  int i = 0;
+  for (const auto& op : sample_ops()) {
+    const DesignPoint seed = seed_of(op, i == 2 ? 128 : 256);
+    std::vector<DesignPoint> designs = design::axis_coverage(seed);
+    for (auto& d : design::random_designs(seed, random_per_op, 0x7a115 + 17 * i, 4)) designs.push_back(std::move(d));
+    if (op.precision == PrecisionPath::bf16) {  // [48 rows][64 cols]: 8 x 2 bytes
+      DesignPoint d = seed;
+      d.tile = {64, 32, 1};
+      d.register_tile = {1, 8};
+      designs.push_back(d);
+    }
+    if (op.name == "even.ncl2nlc.fp32") {  // [64 rows][32 cols]: 4 x 4 bytes, direct with coalesced writes
+      DesignPoint d = seed;
+      d.register_tile = {1, 4};
+      designs.push_back(d);
+      d.staging = design::Staging::kNone;
+      d.lane_a = design::LaneMap::kReversed;
+      designs.push_back(d);
+    }
+    for (auto& d : designs) {
+      EXPECT_FALSE(design::can_implement(d).has_value()) << design::procedural_name(d);
+      if (!names.insert(op.name + design::procedural_name(d)).second) continue;
+      bool fresh = all;
+      for (const auto& f : features(d)) fresh |= shown.insert(f).second;
+      if (fresh) out.push_back(std::move(d));
+    }
+    ++i;
+  }
+  return out;
+}
+
+TEST(TransformSample, EveryAxisValueOccurs) {
+  const auto designs = sample(2, false);
+  std::map<std::string, std::set<std::string>> seen;
+  for (const auto& d : designs) {
+    ASSERT_FALSE(design::can_implement(d).has_value()) << design::procedural_name(d);
+    const auto g = design::transform_geometry(d);
+    seen["staging"].insert(design::to_string(d.staging));
+    seen["read_once"].insert(design::to_string(d.read_once));
+    seen["lanes"].insert(design::to_string(d.lane_a) + "/" + design::to_string(d.lane_b) + (g.staged ? "" : " direct"));
+    seen["boundary"].insert(design::to_string(d.boundary));
+    seen["k_range"].insert(design::to_string(d.k_range));
+    seen["scale"].insert(design::to_string(d.scale));
+    seen["vector"].insert(std::to_string(d.register_tile.n));
+    seen["tile"].insert(std::to_string(d.tile.m) + "x" + std::to_string(d.tile.n));
+    seen["elements"].insert(std::to_string(d.register_tile.m));
+  }
+  EXPECT_EQ(seen["staging"].size(), 2u);
+  EXPECT_EQ(seen["read_once"].size(), 3u);
+  EXPECT_EQ(seen["boundary"].size(), 2u);
+  EXPECT_EQ(seen["k_range"].size(), 2u);
+  EXPECT_EQ(seen["scale"].size(), 2u);
+  // Tiled: all four lane combinations; direct: reads or writes coalesced.
+  for (const char* l : {"forward/forward", "forward/reversed", "reversed/forward", "forward/reversed direct",
+                        "reversed/forward direct"}) {
+    EXPECT_TRUE(seen["lanes"].count(l)) << l;
+  }
+  EXPECT_EQ(seen["vector"], (std::set<std::string>{"1", "2", "4", "8"}));
+  EXPECT_GE(seen["tile"].size(), 4u);
+  EXPECT_GE(seen["elements"].size(), 3u);
+  std::printf("transform sample: %zu designs cover every value (of %zu in the full sample)\n", designs.size(),
+              sample(2).size());
+}
+
+TEST(TransformCuda, SampleCompilesForSm90) {
+  const std::string nvcc = tb::find_nvcc();
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc not found (set VXSYNTH_NVCC)";
+  const auto designs = sample(2);  // all of them: nvcc takes one translation unit
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(tb::compile_cuda_batch(designs, tb::scratch_dir("transform-cuda"), nvcc), "");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("nvcc: %zu transform designs compiled for sm_90 in %.1f s\n", designs.size(), seconds);
+}
+
+TEST(TransformEmit, SourcesSayWhatTheyDo) {
+  const DesignPoint seed = seed_of(sample_ops()[0]);
+  const std::string cu = emit_cuda(seed);
+  EXPECT_NE(cu.find("VXSYNTH_OP_LAYOUT_TRANSFORM"), std::string::npos);
+  EXPECT_NE(cu.find("__shared__ bits_t tile[kTM * kLd]"), std::string::npos);
+  EXPECT_NE(cu.find("scale("), std::string::npos);
+  EXPECT_EQ(cu.find("move_tile_full"), std::string::npos);  // guarded: no unpredicated path
+  DesignPoint d = seed;
+  d.staging = design::Staging::kNone;
+  d.lane_b = design::LaneMap::kReversed;
+  d.boundary = design::Boundary::kUniformBranch;
+  d.scale = design::Scale::kNone;
+  d.read_once = design::ReadOnce::kStreaming;
+  const std::string direct = emit_cuda(d);
+  EXPECT_EQ(direct.find("__shared__"), std::string::npos);
+  EXPECT_NE(direct.find("move_tile_full"), std::string::npos);
+  EXPECT_NE(direct.find("__ldcs"), std::string::npos);
+  EXPECT_EQ(direct.find("scale("), std::string::npos);
+  const auto vortex = emit_vortex(d, {});
+  ASSERT_EQ(vortex.size(), 5u);
+  EXPECT_NE(vortex[1].text.find("vx_split"), std::string::npos);  // guarded stores diverge
+  EXPECT_NE(vortex[2].text.find("exact check"), std::string::npos);
+  // An invalid design names its rule.
+  d.lane_b = design::LaneMap::kForward;
+  try {
+    emit_cuda(d);
+    ADD_FAILURE() << "emitted an invalid design";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("transform-direct-lanes"), std::string::npos) << e.what();
+  }
+}
+
+struct RunOutcome {
+  std::string name;
+  bool passed = false;
+  std::string details;
+  std::uint64_t instructions = 0;
+  double seconds = 0.0;
+};
+
+RunOutcome generate_and_run(const DesignPoint& d, const std::string& dir) {
+  RunOutcome o;
+  o.name = design::procedural_name(d);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    const BenchmarkFiles files = write_benchmark(d, dir);
+    EXPECT_TRUE(files.tolerance.exact);
+    const refine::SimRunResult r = refine::run_on_simulator(d, files);
+    o.passed = r.passed && r.check.tolerance.exact;
+    o.instructions = r.thread_instructions;
+    if (!o.passed) o.details = r.output + "\n" + r.check_text;
+  } catch (const std::exception& e) {
+    o.details = e.what();
+  }
+  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return o;
+}
+
+void run_all(const std::vector<DesignPoint>& designs, const std::string& label) {
+  const auto root = tb::scratch_dir(label);
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t passed = 0;
+  for (std::size_t i = 0; i < designs.size(); i += 2) {
+    std::vector<std::future<RunOutcome>> jobs;
+    for (std::size_t j = i; j < std::min(designs.size(), i + 2); ++j) {
+      jobs.push_back(std::async(std::launch::async, generate_and_run, designs[j], (root / std::to_string(j)).string()));
+    }
+    for (auto& job : jobs) {
+      const RunOutcome o = job.get();
+      EXPECT_TRUE(o.passed) << o.name << "\n" << o.details;
+      passed += o.passed;
+      std::printf("  %s: %s, %.2f G thread-instructions, %.1f s\n", o.name.c_str(), o.passed ? "PASSED" : "FAILED",
+                  o.instructions / 1e9, o.seconds);
+    }
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%s: %zu/%zu designs passed on the embedded simulator in %.1f s\n", label.c_str(), passed,
+              designs.size(), seconds);
+}
+
+TEST(TransformVortex, SamplePassesTheExactCheckOnTheSimulator) { run_all(sample(2, false), "transform-vortex"); }
+
+// The seeds of Diffusion Policy's four weight transforms at the profiled shapes (2048 x 2048 x 5
+// and 1024 x 4096 x 5 floats: 84 MB each; 1024 x 1024 x 5: 21 MB).
+TEST(TransformVortex, DiffusionPolicySeedsPassAtTheProfiledShapes) {
+  std::vector<DesignPoint> seeds;
+  for (const char* name : {"diffusion_policy-4-conv1d", "diffusion_policy-5-conv1d", "diffusion_policy-1-conv1d",
+                           "diffusion_policy-3-conv1d"}) {
+    seeds.push_back(design::seed_from_reference(std::string("../suite/vx-robotics/h200/") + name + "/reference.json"));
+    ASSERT_EQ(seeds.back().op.kind, ops::OpKind::layout_transform);
+  }
+  run_all(seeds, "transform-dp-seeds");
+}
+
+}  // namespace
+}  // namespace vxsynth::codegen
