@@ -120,6 +120,16 @@ vxsynth_problem make_problem(const ops::OpSpec& spec, const std::string& file) {
       p.dilation_w = c.dilation[last];
       break;
     }
+    case ops::OpKind::layout_transform: {
+      const auto& t = spec.transform;
+      p.op_kind = VXSYNTH_OP_LAYOUT_TRANSFORM;
+      p.layout = t.from == ops::ConvLayout::channels_last ? VXSYNTH_LAYOUT_CHANNELS_LAST : VXSYNTH_LAYOUT_CHANNELS_FIRST;
+      p.n_img = t.batch;
+      p.c_in = t.channels;
+      p.h = t.spatial.size() == 2 ? t.spatial[0] : 1;
+      p.w = t.spatial.back();
+      break;
+    }
   }
   return p;
 }
@@ -150,6 +160,12 @@ Json problem_to_json(const vxsynth_problem& p) {
       j["b_batch_stride"] = sb;
       j["batch_count"] = p.batch_count;
     }
+  } else if (p.op_kind == VXSYNTH_OP_LAYOUT_TRANSFORM) {
+    j["layout"] = p.layout;
+    j["n_img"] = p.n_img;
+    j["c_in"] = p.c_in;
+    j["h"] = p.h;
+    j["w"] = p.w;
   } else {
     j["layout"] = p.layout;
     for (auto [key, value] : {std::pair{"n_img", p.n_img}, {"c_in", p.c_in}, {"h", p.h}, {"w", p.w},

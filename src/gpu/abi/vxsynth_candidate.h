@@ -49,7 +49,8 @@ enum vxsynth_op_kind {
   VXSYNTH_OP_LINEAR = 1,
   VXSYNTH_OP_MATMUL = 2,
   VXSYNTH_OP_CONV1D = 3,
-  VXSYNTH_OP_CONV2D = 4
+  VXSYNTH_OP_CONV2D = 4,
+  VXSYNTH_OP_LAYOUT_TRANSFORM = 5
 };
 
 /* Storage type of every tensor (inputs, bias, output). */
@@ -105,13 +106,18 @@ typedef struct vxsynth_problem {
   int64_t b_batch_stride[VXSYNTH_MAX_BATCH_RANK];
   int64_t batch_count; /* product of batch[] (1 for linear) */
 
-  /* conv1d and conv2d (conv1d: h = r = p = 1, stride_h = dilation_h = 1, pad_h = 0) */
+  /* conv1d and conv2d (conv1d: h = r = p = 1, stride_h = dilation_h = 1, pad_h = 0).
+   * layout_transform: a re-layout of one tensor of logical shape [n_img][c_in][h][w] (one
+   * spatial dimension: h = 1) between channels first and channels last; `layout` is the INPUT's
+   * layout (buffers->a) and the output (buffers->out) has the other one:
+   *   CHANNELS_FIRST: out[i][y][x][c] = a[i][c][y][x]    CHANNELS_LAST: out[i][c][y][x] = a[i][y][x][c]
+   * Every output element is one input element: the result is checked bit for bit. */
   int64_t n_img, c_in, h, w, k_out, r, s, p, q;
   int64_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups;
 } vxsynth_problem;
 
 typedef struct vxsynth_buffers {
-  const void* a;          /* linear: input x; matmul: A; conv: input */
+  const void* a;          /* linear: input x; matmul: A; conv: input; layout_transform: x */
   const void* b;          /* linear: weight; matmul: B; conv: weight */
   const void* bias;       /* NULL when has_bias == 0 */
   void* out;              /* poisoned (NaN with a marker payload) before every launch */

@@ -101,6 +101,8 @@ VendorReference::VendorReference(const ops::OpSpec& spec, const vxsynth_problem&
     : spec_(spec), problem_(problem), handles_(handles) {
   if (problem.op_kind == VXSYNTH_OP_CONV1D || problem.op_kind == VXSYNTH_OP_CONV2D) {
     plan_conv();
+  } else if (problem.op_kind == VXSYNTH_OP_LAYOUT_TRANSFORM) {
+    plan_transform();
   } else {
     plan_gemm();
   }
@@ -228,9 +230,41 @@ void VendorReference::plan_conv() {
   details_["bias"] = p.has_bias ? "cuDNN epilogue: beta = 1 over the bias broadcast into the output" : "none";
 }
 
+void VendorReference::plan_transform() {
+  // One tensor, two descriptors: the same logical [n][c][h][w] in the input's format and in the
+  // other one. cuDNN copies between them (y = alpha x + beta y, here alpha = 1, beta = 0).
+  const auto& p = problem_;
+  library_ = "cuDNN";
+  transform_ = true;
+  const cudnnDataType_t t = cudnn_type(p.dtype);
+  const bool from_last = p.layout == VXSYNTH_LAYOUT_CHANNELS_LAST;
+  auto narrow = [&](long long v, const char* what) {
+    if (v > 0x7fffffff) throw WorkError(std::string("cuDNN descriptor: ") + what + " exceeds int range");
+    return static_cast<int>(v);
+  };
+  VX_CUDNN(cudnnCreateTensorDescriptor(&x_desc_));
+  VX_CUDNN(cudnnCreateTensorDescriptor(&y_desc_));
+  VX_CUDNN(cudnnSetTensor4dDescriptor(x_desc_, from_last ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, t,
+                                      narrow(p.n_img, "n"), narrow(p.c_in, "c"), narrow(p.h, "h"), narrow(p.w, "w")));
+  VX_CUDNN(cudnnSetTensor4dDescriptor(y_desc_, from_last ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC, t,
+                                      narrow(p.n_img, "n"), narrow(p.c_in, "c"), narrow(p.h, "h"), narrow(p.w, "w")));
+  math_ = std::string("cudnnTransformTensor ") + (from_last ? "NHWC -> NCHW" : "NCHW -> NHWC") +
+          ", alpha = 1, beta = 0 (a re-layout: checked bit for bit)";
+  details_["api"] = "cudnnTransformTensor";
+  details_["direction"] = from_last ? "NHWC -> NCHW" : "NCHW -> NHWC";
+  details_["workload_kernel"] =
+      "cuDNN's engines launch cudnn::engines_precompiled::nchwToNhwcKernel for the same re-layout inside "
+      "cudnnConvolutionForward; compare the kernel names CUPTI recorded here";
+}
+
 void VendorReference::run(const void* a, const void* b, const void* bias, void* out, cudaStream_t stream) {
   const auto& p = problem_;
   const float one = 1.f, zero = 0.f;
+  if (transform_) {
+    VX_CUDNN(cudnnSetStream(handles_.cudnn(), stream));
+    VX_CUDNN(cudnnTransformTensor(handles_.cudnn(), &one, x_desc_, a, &zero, y_desc_, out));
+    return;
+  }
   if (library_ == "cuDNN") {
     VX_CUDNN(cudnnSetStream(handles_.cudnn(), stream));
     VX_CUDNN(cudnnConvolutionForward(handles_.cudnn(), &one, x_desc_, a, w_desc_, b, conv_desc_, conv_algo_,

@@ -3,6 +3,9 @@
 //   linear with bias   cuBLASLt matmul with the BIAS epilogue (PyTorch's addmm path)
 //   linear, matmul     cuBLAS GEMM (strided batched when the batch layout allows)
 //   conv1d, conv2d     cuDNN convolution forward, algorithm from cuDNN's heuristics
+//   layout_transform   cudnnTransformTensor between the NCHW and NHWC descriptors of one tensor
+//                      (alpha = 1, beta = 0), cuDNN's own re-layout; the kernel it launches is
+//                      recorded through CUPTI next to the one the workload's conv launched
 // fp32: no TF32 (CUBLAS_COMPUTE_32F, CUDNN_FMA_MATH); tf32: TF32 tensor cores allowed
 // (CUBLAS_COMPUTE_32F_FAST_TF32, CUDNN_DEFAULT_MATH); bf16/fp16: that storage, fp32 accumulate.
 // A convolution's bias is added inside cuDNN's call (beta = 1 over a bias-filled output: one
@@ -73,6 +76,7 @@ class VendorReference {
  private:
   void plan_gemm();
   void plan_conv();
+  void plan_transform();
 
   const ops::OpSpec& spec_;
   vxsynth_problem problem_;
@@ -81,6 +85,7 @@ class VendorReference {
   std::string math_;
   Json details_;
   bool conv_bias_ = false;
+  bool transform_ = false;  // layout_transform: cudnnTransformTensor
 
   // cuBLASLt plan (linear with bias)
   cublasLtMatmulDesc_t lt_op_ = nullptr;
