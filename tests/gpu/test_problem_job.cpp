@@ -88,6 +88,30 @@ TEST(Problem, Conv2dAndConv1d) {
   EXPECT_EQ(c1.output().shape, (ops::Shape{3, 18, q.q}));
 }
 
+TEST(Problem, LayoutTransformNamesTheInputLayout) {
+  const auto w = make_problem(ops::make_transform("w", ops::PrecisionPath::fp32, 2048, 2048, {5},
+                                                  ops::ConvLayout::channels_first, ops::ConvLayout::channels_last, "weight"));
+  EXPECT_EQ(w.op_kind, VXSYNTH_OP_LAYOUT_TRANSFORM);
+  EXPECT_EQ(w.layout, VXSYNTH_LAYOUT_CHANNELS_FIRST);
+  EXPECT_EQ(w.dtype, VXSYNTH_DTYPE_FP32);
+  EXPECT_EQ(w.n_img, 2048);
+  EXPECT_EQ(w.c_in, 2048);
+  EXPECT_EQ(w.h, 1);
+  EXPECT_EQ(w.w, 5);
+  EXPECT_EQ(w.has_bias, 0);
+  const auto a = make_problem(ops::make_transform("a", ops::PrecisionPath::bf16, 3, 37, {5, 9},
+                                                  ops::ConvLayout::channels_last, ops::ConvLayout::channels_first));
+  EXPECT_EQ(a.layout, VXSYNTH_LAYOUT_CHANNELS_LAST);
+  EXPECT_EQ(a.dtype, VXSYNTH_DTYPE_BF16);
+  EXPECT_EQ(a.precision, VXSYNTH_PRECISION_BF16);
+  EXPECT_EQ(a.h, 5);
+  EXPECT_EQ(a.w, 9);
+  const Json j = problem_to_json(a);
+  EXPECT_EQ(j["op_kind"], VXSYNTH_OP_LAYOUT_TRANSFORM);
+  EXPECT_EQ(j["c_in"], 37);
+  EXPECT_FALSE(j.contains("k_out"));
+}
+
 TEST(Job, RoundTripAndErrors) {
   Job job;
   job.mode = JobMode::profile;
