@@ -90,6 +90,18 @@ for i in designs:
         for j, v in enumerate(strides(bo, bb, K * N)): pr.b_batch_stride[j] = v
         pr.batch_count = math.prod(bo) if bo else 1
         out = torch.full(tuple(bo) + (M, N), float("nan"), device="cuda", dtype=dt); ref_stored = ref
+    elif kind == "layout_transform":
+        # permute().contiguous() of a logical [n, c, spatial...] tensor; compared bit for bit.
+        T = op["transform"]; nd = len(T["spatial"]); last = (0, *range(2, 2 + nd), 1)
+        logical = uni((T["batch"], T["channels"], *T["spatial"]), 1, dt)
+        from_last, to_last = T["from"] in ("NLC", "NHWC"), T["to"] in ("NLC", "NHWC")
+        a_t = logical.permute(*last).contiguous() if from_last else logical.contiguous()
+        ref_stored = logical.permute(*last).contiguous() if to_last else logical.contiguous()
+        b_t = a_t; bias = None
+        pr.op_kind = 5; pr.layout = int(from_last); pr.n_img, pr.c_in = T["batch"], T["channels"]
+        pr.h, pr.w = (T["spatial"][0], T["spatial"][1]) if nd == 2 else (1, T["spatial"][0])
+        pr.batch_count = 1
+        out = torch.full(tuple(ref_stored.shape), float("nan"), device="cuda", dtype=dt)
     else:
         C = op["conv"]; two = kind == "conv2d"; nhwc = C["layout"] in ("NHWC", "NLC")
         n, cin, kout, gr = C["batch"], C["in_channels"], C["out_channels"], C["groups"]
@@ -126,6 +138,9 @@ for i in designs:
     err = (y - ref_stored).abs().max().item() if rc == 0 else float("inf")
     scale = ref_stored.abs().max().item()
     ok = rc == 0 and not torch.isnan(y).any().item() and err <= THRESH[prec] * scale
+    if kind == "layout_transform":
+        bits = torch.int32 if dt == torch.float32 else torch.int16
+        ok = rc == 0 and torch.equal(out.view(bits), ref_stored.view(bits))
     results.append({"i": int(i), "name": d["name"], "rc": rc, "rel_err": err / scale if scale else err, "ok": bool(ok)})
     if not ok: print("FAIL", i, d["name"], rc, err / scale if scale else err, flush=True)
 bad = [r for r in results if not r["ok"]]

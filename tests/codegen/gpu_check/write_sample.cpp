@@ -1,6 +1,8 @@
 // Writes the GPU check's sample (README.md): for every family and precision path the axis
 // coverage of the SIMT seed and (tf32/bf16/fp16) of the tensor-core seed on the odd test shapes,
-// plus the 15 suite seeds at their real shapes, as <out>/designs/<i>/{candidate.cu,design.json}.
+// the layout-transform family's axis coverage, plus the suite seeds at their real shapes (a
+// layout-transform reference gives its transform and the conv it serves), as
+// <out>/designs/<i>/{candidate.cu,design.json}.
 //   codegen_gpu_sample OUT SUITE_DIR
 #include <filesystem>
 #include <fstream>
@@ -34,8 +36,21 @@ int main(int argc, char** argv) {
       }
     }
   }
+  // The layout-transform family: axis coverage on odd shapes, both directions, every storage type.
+  for (auto p : {PrecisionPath::fp32, PrecisionPath::bf16, PrecisionPath::fp16}) {
+    const bool first = p != PrecisionPath::bf16;
+    auto seed = design::seed_design(
+        ops::make_transform("transform", p, 3, 37, {5, 9}, first ? ops::ConvLayout::channels_first : ops::ConvLayout::channels_last,
+                            first ? ops::ConvLayout::channels_last : ops::ConvLayout::channels_first),
+        EngineClass::kSimt, 256);
+    for (auto& d : design::axis_coverage(seed)) all.push_back(d);
+  }
   for (const auto& e : std::filesystem::directory_iterator(std::string(argv[2]))) {
-    if (std::filesystem::exists(e.path() / "reference.json")) all.push_back(design::seed_from_reference((e.path() / "reference.json").string()));
+    if (!std::filesystem::exists(e.path() / "reference.json")) continue;
+    const std::string ref = (e.path() / "reference.json").string();
+    all.push_back(design::seed_from_reference(ref));
+    // A layout-transform reference also keeps the seed of the conv it serves.
+    if (all.back().op.kind == ops::OpKind::layout_transform) all.push_back(design::seed_from_reference(ref, true));
   }
   int i = 0;
   for (const auto& d : all) {
