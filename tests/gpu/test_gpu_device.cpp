@@ -288,8 +288,12 @@ TEST_F(GpuDevice, LayoutTransformCandidatesMatchCudnnBitForBit) {
   for (const auto& c : result.checks) {
     EXPECT_TRUE(c.status == "passed" || c.status == "unsupported") << c.candidate << " on " << c.op << ": " << c.status;
     passed += c.status == "passed";
-    if (c.status == "passed") EXPECT_EQ(c.equivalence["exact"], true);
-    if (!c.vendor_vs_cpu.is_null()) EXPECT_EQ(c.vendor_vs_cpu["failed"], 0) << c.op;
+    if (c.status == "passed") {
+      EXPECT_EQ(c.equivalence["exact"], true);
+    }
+    if (!c.vendor_vs_cpu.is_null()) {
+      EXPECT_EQ(c.vendor_vs_cpu["failed"], 0) << c.op;
+    }
   }
   EXPECT_EQ(passed, static_cast<int>(gens.size()));  // each candidate accepts its own op only
   for (const auto& v : result.vendors) {
