@@ -70,6 +70,20 @@ std::vector<DesignPoint> sample(int random_per_op, bool all = true) {
     const DesignPoint seed = seed_of(op, i == 2 ? 128 : 256);
     std::vector<DesignPoint> designs = design::axis_coverage(seed);
     for (auto& d : design::random_designs(seed, random_per_op, 0x7a115 + 17 * i, 4)) designs.push_back(std::move(d));
+    {
+      // Direct designs (reads or writes coalesced) and integer moves: several axes change at once,
+      // so no single step of the move vocabulary reaches them.
+      DesignPoint d = seed;
+      d.staging = design::Staging::kNone;
+      d.lane_b = design::LaneMap::kReversed;
+      designs.push_back(d);
+      d.lane_a = design::LaneMap::kReversed;
+      d.lane_b = design::LaneMap::kForward;
+      designs.push_back(d);
+      d = seed;
+      d.scale = design::Scale::kNone;
+      designs.push_back(d);
+    }
     if (op.precision == PrecisionPath::bf16) {  // [48 rows][64 cols]: 8 x 2 bytes
       DesignPoint d = seed;
       d.tile = {64, 32, 1};
