@@ -241,6 +241,7 @@ TEST_F(GpuDevice, SuiteSeedsAndHandWrittenCandidatesPassAtTheRealK) {
     }
   }
   EXPECT_EQ(paths_passed, (std::set<std::string>{"bf16", "fp32", "tf32"}));  // the suite uses no fp16
+}
 
 // The layout-transform family against cuDNN's own re-layout (cudnnTransformTensor): generated
 // candidates (seeds, a vectorised, a direct and a uniform-branch design) on odd shapes of every
