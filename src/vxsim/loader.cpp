@@ -283,13 +283,27 @@ ProgramImage parse_elf(std::span<const uint8_t> b, const std::string& name) {
         return b.subspan(off, size);
       };
       auto shstr = section(shstrndx);
-      std::span<const uint8_t> debug_line, debug_line_str, debug_str;
+      std::span<const uint8_t> debug_line, debug_line_str, debug_str, symtab, strtab;
       for (uint32_t i = 0; i < shnum; ++i) {
         const std::string sname = str_at(shstr, r.at<uint32_t>(shoff + size_t{i} * shentsize, "sh_name"));
         if (sname == ".debug_line") debug_line = section(i);
         else if (sname == ".debug_line_str") debug_line_str = section(i);
         else if (sname == ".debug_str") debug_str = section(i);
+        else if (sname == ".symtab") symtab = section(i);
+        else if (sname == ".strtab") strtab = section(i);
       }
+      // Elf32_Sym: name, value, size (4 bytes each), info, other (1 byte), shndx (2 bytes).
+      for (size_t off = 16; off + 16 <= symtab.size(); off += 16) {
+        const uint8_t info = symtab[off + 12];
+        if ((info & 0xf) != 2) continue;  // STT_FUNC
+        uint32_t name_off = 0, value = 0, size = 0;
+        std::memcpy(&name_off, symtab.data() + off, 4);
+        std::memcpy(&value, symtab.data() + off + 4, 4);
+        std::memcpy(&size, symtab.data() + off + 8, 4);
+        img.functions.push_back({str_at(strtab, name_off), value, size});
+      }
+      std::sort(img.functions.begin(), img.functions.end(),
+                [](const FunctionSymbol& a, const FunctionSymbol& c) { return a.address < c.address; });
       if (!debug_line.empty()) {
         parse_debug_line(debug_line, debug_line_str, debug_str, name, img.lines);
         std::stable_sort(img.lines.rows.begin(), img.lines.rows.end(), [](const LineRow& a, const LineRow& c) {

@@ -44,11 +44,19 @@ struct LineTable {
   std::string lookup(uint32_t pc) const;
 };
 
+// A function symbol (ELF .symtab, STT_FUNC): names code in reports (`sim verify`).
+struct FunctionSymbol {
+  std::string name;
+  uint32_t address = 0;
+  uint32_t size = 0;
+};
+
 // A parsed program, not yet in memory.
 struct ProgramImage {
   ProgramInfo info;
   std::vector<std::vector<uint8_t>> segment_bytes;  // file bytes of each segment in info.segments
   LineTable lines;
+  std::vector<FunctionSymbol> functions;  // sorted by address; empty for .vxbin or a stripped ELF
 };
 
 // Parses ELF32 (EM_RISCV, little-endian, ET_EXEC) or .vxbin, detected by the ELF magic.
