@@ -1,6 +1,7 @@
 // vxsynth sim: the embedded Vortex simulator from the command line.
 //   sim cc SRC... -o OUT.vxbin   compile a kernel with vortex-rt (OUT.elf, OUT.dump beside it)
 //   sim run KERNEL               run a standalone kernel (like Vortex's simx), exit with its code
+//   sim verify KERNEL.elf        check every split/join region of a kernel built elsewhere
 #include <algorithm>
 #include <cinttypes>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "vxsim/host/kernel_build.h"
 #include "vxsim/simulator.h"
 #include "vxsim/timing/vortex2.h"
+#include "vxsim/verify.h"
 
 namespace vxsynth::cli {
 namespace {
@@ -45,6 +47,17 @@ struct RunOptions {
   std::string timing_config;
   bool plain_console = false;
 };
+
+int run_verify(const std::string& path) {
+  if (!fs::is_regular_file(path)) throw InputError(path, "", "kernel file not found");
+  const vxsim::VerifyReport report = vxsim::verify_split_join_file(path);
+  if (report.ok()) {
+    std::cout << report.to_string() << "\n";
+    return kExitOk;
+  }
+  std::cerr << report.to_string() << "\n";
+  return kExitWorkFailed;
+}
 
 int run_cc(const CcOptions& o) {
   const auto result = vxsim::host::build_kernel(o.build);
@@ -216,15 +229,17 @@ int run_kernel(const RunOptions& o) {
 }
 
 const CommandRegistrar reg(
-    "sim", "the embedded Vortex simulator: compile a kernel (sim cc), run a standalone kernel (sim run)", 60,
+    "sim", "the embedded Vortex simulator: compile a kernel (sim cc), run a standalone kernel (sim run), check "
+    "split/join regions (sim verify)", 60,
     [](CLI::App& sub) -> Runner {
       sub.require_subcommand(1);
       sub.footer("See docs/vortex-kernels.md for writing kernels and host programs.");
 
       auto cc_options = std::make_shared<CcOptions>();
       CLI::App* cc = sub.add_subcommand(
-          "cc", "compile kernel sources with riscv64-unknown-elf-gcc, picolibc and vortex-rt into OUT.vxbin "
-                "(OUT.elf and the disassembly OUT.dump beside it)");
+          "cc", "compile kernel sources with clang and the vortex-divergence plugin (or riscv64-unknown-elf-gcc), "
+                "picolibc and vortex-rt into OUT.vxbin (OUT.elf and the disassembly OUT.dump beside it); the "
+                "split/join verifier checks the ELF");
       cc->add_option("SRC", cc_options->build.sources, "kernel sources: .c, .cpp/.cc/.cxx, .S")->required();
       cc->add_option("-o,--output", cc_options->build.output, "output .vxbin")->required();
       cc->add_option("-I", cc_options->build.include_dirs, "include folder (repeatable)");
@@ -233,10 +248,15 @@ const CommandRegistrar reg(
           ->capture_default_str();
       cc->add_option("--runtime", cc_options->build.runtime_dir,
                      "vortex-rt folder (default: $VXSYNTH_VORTEX_RT or the source tree's vortex-rt)");
+      cc->add_option("--compiler", cc_options->build.compiler,
+                     "kernel compiler: clang (default, or $VXSYNTH_KERNEL_COMPILER; inserts split/join where lanes "
+                     "may diverge) or gcc (no divergence handling)");
       cc->add_option("--tool-prefix", cc_options->build.tool_prefix,
                      "cross tool prefix (default: $VXSYNTH_RISCV_PREFIX or riscv64-unknown-elf-)");
       cc->add_option("--cflag", cc_options->build.extra_flags, "extra compiler flag for the kernel sources (repeatable)");
       cc->add_flag("-v,--verbose", cc_options->build.verbose, "print each command");
+      cc->add_flag("!--no-verify", cc_options->build.verify,
+                   "skip the split/join verifier (only to study a broken binary: it may compute wrong answers)");
       cc->footer("Exit codes: 0 built, 1 the compiler or linker failed (its messages are printed), 2 bad usage.");
 
       auto run_options = std::make_shared<RunOptions>();
@@ -276,7 +296,17 @@ const CommandRegistrar reg(
           "Exit codes: the kernel's exit code (its low byte; a non-zero code never maps to 0), 1 on a fault (the "
           "report names the pc, warp, lanes and source line), 2 bad usage or a malformed kernel file.");
 
-      return [cc, cc_options, run, run_options]() -> int {
+      auto verify_path = std::make_shared<std::string>();
+      CLI::App* verify = sub.add_subcommand(
+          "verify", "check that every SPLIT of a kernel ELF reaches exactly one JOIN on every path (sim cc runs this "
+                    "on every build)");
+      verify->add_option("KERNEL", *verify_path, "kernel .elf (symbols and line table name the function and line)")
+          ->required();
+      verify->footer("Exit codes: 0 every region well formed, 1 a broken region (each printed with function and "
+                     "source line), 2 bad usage or a malformed file.");
+
+      return [cc, cc_options, run, run_options, verify, verify_path]() -> int {
+        if (verify->parsed()) return run_verify(*verify_path);
         if (cc->parsed()) return run_cc(*cc_options);
         if (run->parsed()) return run_kernel(*run_options);
         return kExitBadInput;

@@ -7,6 +7,13 @@
 set(VORTEX_RT_DIR ${CMAKE_CURRENT_LIST_DIR}/.. CACHE PATH "vortex-rt folder")
 get_filename_component(VORTEX_RT_DIR ${VORTEX_RT_DIR} ABSOLUTE)
 
+# Objects compiled through the divergence plugin are rebuilt when the plugin changes.
+function(vortex_depend_on_plugin)
+  if(VORTEX_DIVERGENCE_PLUGIN AND VORTEX_KERNEL_COMPILER STREQUAL "clang")
+    set_source_files_properties(${ARGN} PROPERTIES OBJECT_DEPENDS ${VORTEX_DIVERGENCE_PLUGIN})
+  endif()
+endfunction()
+
 function(vortex_rt_library)
   if(TARGET vortexrt)
     return()
@@ -14,7 +21,10 @@ function(vortex_rt_library)
   enable_language(ASM)
   file(GLOB sources CONFIGURE_DEPENDS ${VORTEX_RT_DIR}/src/*.c ${VORTEX_RT_DIR}/src/*.S)
   add_library(vortexrt STATIC ${sources})
+  vortex_depend_on_plugin(${sources})
   target_include_directories(vortexrt PUBLIC ${VORTEX_RT_DIR}/include ${VORTEX_RT_DIR}/extra PRIVATE ${VORTEX_RT_DIR}/src)
+  # The small C++ device library (<algorithm>, <cmath>, <cstdlib>, ...) for C++ kernels.
+  target_include_directories(vortexrt SYSTEM INTERFACE $<$<COMPILE_LANGUAGE:CXX>:${VORTEX_RT_DIR}/cxx>)
   set_target_properties(vortexrt PROPERTIES ARCHIVE_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 endfunction()
 
@@ -26,6 +36,7 @@ function(vortex_add_kernel name)
   endif()
   set(target ${name}_kernel)
   add_executable(${target} ${K_SOURCES})
+  vortex_depend_on_plugin(${K_SOURCES})
   target_include_directories(${target} PRIVATE ${K_INCLUDE_DIRS})
   target_compile_definitions(${target} PRIVATE ${K_DEFINES})
   # The runtime is linked as whole objects: _start must come first and nothing references it.

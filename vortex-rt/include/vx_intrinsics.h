@@ -1,15 +1,17 @@
-// Vortex kernel intrinsics: the Vortex 2.x names and meanings, written for GCC.
+// Vortex kernel intrinsics: the Vortex 2.x names and meanings, for clang and GCC.
 //
 // Each Vortex instruction is emitted with the assembler's `.insn r` directive on the
-// CUSTOM0 opcode (0x0B), so stock binutils assemble it (docs: vortex-isa.md §1.1–1.3).
-// Every asm statement is volatile with a memory clobber: GCC must neither merge nor move
-// thread-mask changes, barriers or CSR reads (a CSR such as the thread mask changes under
+// CUSTOM0 opcode (0x0B), so stock assemblers take it (docs: vortex-isa.md §1.1–1.3).
+// Every asm statement is volatile with a memory clobber: the compiler must neither merge nor
+// move thread-mask changes, barriers or CSR reads (a CSR such as the thread mask changes under
 // the compiler's feet).
 //
-// GCC inserts no split/join for divergent branches: keep branches warp-uniform, or wrap
-// them by hand:   int sp = vx_split(c); if (c) { ... } vx_join(sp);
-// Both arms must reach the same vx_join instruction: build with -fno-split-paths (`vxsynth sim
-// cc` and toolchain.cmake do), or -O3 may give each arm its own copy of the join.
+// The default kernel toolchain (clang + vortex-rt/llvm's divergence plugin) inserts split/join
+// and loop predication where lanes may disagree, and marks these asm statements convergent so
+// no optimizer copies them. With --compiler gcc nothing is inserted: keep branches warp-uniform,
+// or wrap them by hand:   int sp = vx_split(c); if (c) { ... } vx_join(sp);
+// Both arms must reach the same vx_join instruction; the split/join verifier that runs on every
+// kernel build refuses a binary where an optimizer copied the join (docs/divergence.md).
 #ifndef VX_INTRINSICS_H
 #define VX_INTRINSICS_H
 

@@ -16,8 +16,10 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "vxsim/host/kernel_flags.h"
 #include "vxsim/host/vxbin.h"
 #include "vxsim/simulator.h"
+#include "vxsim/verify.h"
 
 
 namespace vxsynth::vxsim::host {
@@ -26,23 +28,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Kept in step with vortex-rt/cmake/VortexKernel.cmake.
-const std::vector<std::string> kArchFlags = {"-march=rv32imaf", "-mabi=ilp32f", "-mcmodel=medany"};
-// -fno-math-errno: sqrtf and friends become single instructions instead of a call guarded by an
-// errno branch (which would diverge on lanes with negative arguments).
-// -fno-split-paths: -O3's path splitting copies a loop latch into both arms of an if, and with it
-// a vx_join that ends the divergent region. Lanes that ran the first arm leave through the second
-// arm's copy of the join (the IPDOM stack resumes after the join that pops it), skipping the
-// reloads the register allocator put after their own copy: a corrupted spill.
-const std::vector<std::string> kCommonFlags = {"--specs=picolibc.specs", "-g", "-Wall",
-                                               "-ffunction-sections", "-fdata-sections",
-                                               "-fno-tree-loop-distribute-patterns", "-fno-math-errno",
-                                               "-fno-split-paths"};
-const std::vector<std::string> kCxxFlags = {"-std=gnu++17", "-fno-exceptions", "-fno-rtti",
-                                            "-fno-threadsafe-statics", "-fno-use-cxa-atexit"};
-// Linking selects picolibc's and libgcc's rv32imf multilib (hardware multiply); the
-// rv32imaf compile flags alone would pick the rv32iaf one.
-const std::vector<std::string> kLinkArchFlags = {"-march=rv32imf", "-mabi=ilp32f"};
+// The flags are vortex-rt/cmake/VortexFlags.cmake's (kernel_flags.h is generated from it).
+using namespace kernel_flags;
 
 enum class Language { kC, kCxx, kAsm };
 
@@ -106,6 +93,16 @@ std::string default_tool_prefix() {
   return "riscv64-unknown-elf-";
 }
 
+std::string default_kernel_compiler() {
+  if (const char* env = std::getenv("VXSYNTH_KERNEL_COMPILER"); env != nullptr && *env != '\0') return env;
+  return "clang";
+}
+
+std::string default_divergence_plugin() {
+  if (const char* env = std::getenv("VXSYNTH_VORTEX_PLUGIN"); env != nullptr && *env != '\0') return env;
+  return kDivergencePlugin;
+}
+
 std::string annotate_disassembly(const std::string& objdump_text) {
   std::istringstream in(objdump_text);
   std::string out;
@@ -157,7 +154,18 @@ KernelBuildResult build_kernel(const KernelBuildOptions& options) {
 
   const std::string prefix = options.tool_prefix.empty() ? default_tool_prefix() : options.tool_prefix;
   const std::string gcc = prefix + "gcc";
-  const std::string gxx = prefix + "g++";
+  const std::string compiler = options.compiler.empty() ? default_kernel_compiler() : options.compiler;
+  const bool clang = compiler == "clang";
+  if (!clang && compiler != "gcc") {
+    throw InputError("sim cc", "--compiler", "expected clang or gcc, got '" + compiler + "'");
+  }
+  const std::string cc = clang ? std::string("clang-") + kClangVersion : gcc;
+  const std::string cxx = clang ? std::string("clang++-") + kClangVersion : prefix + "g++";
+  const std::string plugin = default_divergence_plugin();
+  if (clang && !fs::is_regular_file(plugin)) {
+    throw WorkError("the vortex-divergence plugin is missing: " + plugin +
+                    " (build vxsynth, or set VXSYNTH_VORTEX_PLUGIN; --compiler gcc builds without it)");
+  }
 
   fs::path out_dir = output.parent_path();
   if (out_dir.empty()) out_dir = ".";
@@ -189,12 +197,16 @@ KernelBuildResult build_kernel(const KernelBuildOptions& options) {
   std::vector<std::string> objects;
   auto compile = [&](const fs::path& source, bool is_runtime) {
     const Language language = language_of(source);
-    std::vector<std::string> argv = {language == Language::kCxx ? gxx : gcc};
-    append(argv, kArchFlags);
+    std::vector<std::string> argv = {language == Language::kCxx ? cxx : cc};
+    append(argv, kArch);
     // The runtime always builds as the CMake library does (-O3); -O applies to the kernel.
     argv.push_back(is_runtime ? std::string("-O3") : "-O" + options.optimization);
-    append(argv, kCommonFlags);
-    if (language == Language::kCxx) append(argv, kCxxFlags);
+    append(argv, kCommon);
+    // The C++ device library wraps picolibc's <math.h>: its folder comes first.
+    if (language == Language::kCxx) argv.push_back("-isystem" + (runtime / "cxx").string());
+    append(argv, clang ? kClang : kGcc);
+    if (clang) argv.push_back("-fpass-plugin=" + plugin);
+    if (language == Language::kCxx) append(argv, kCxx);
     argv.push_back("-I" + runtime_include.string());
     argv.push_back("-I" + (runtime / "extra").string());
     if (is_runtime) {
@@ -213,14 +225,11 @@ KernelBuildResult build_kernel(const KernelBuildOptions& options) {
   for (const fs::path& source : runtime_sources) compile(source, true);
 
   std::vector<std::string> link = {gcc};
-  append(link, kLinkArchFlags);
-  link.insert(link.end(), {"--specs=picolibc.specs", "-nostartfiles", "-T", linker_script.string(),
-                           "-Wl,--gc-sections", "-Wl,--no-warn-rwx-segments"});
+  append(link, kLink);
+  link.insert(link.end(), {"-T", linker_script.string()});
   append(link, objects);
   link.insert(link.end(), {"-lm", "-o", result.elf});
   run_step(link, "linking " + result.elf);
-
-  write_vxbin_from_elf(result.elf, result.vxbin);
 
   std::vector<std::string> objdump = {prefix + "objdump", "-d", result.elf};
   if (options.verbose) std::fprintf(stderr, "%s > %s\n", join_command(objdump).c_str(), result.dump.c_str());
@@ -230,6 +239,16 @@ KernelBuildResult build_kernel(const KernelBuildOptions& options) {
   std::ofstream dump(result.dump, std::ios::trunc);
   dump << annotate_disassembly(listing);
   if (!dump) throw WorkError("cannot write " + result.dump);
+  if (options.verify) {
+    const VerifyReport report = verify_split_join_file(result.elf);
+    if (!report.ok()) {
+      std::error_code ec;
+      fs::remove(result.vxbin, ec);  // never leave a stale image that looks like this build
+      throw WorkError(report.to_string() + "\n(the ELF and its disassembly are kept: " + result.elf + ", " + result.dump +
+                      "; `vxsynth sim verify` checks a kernel built elsewhere)");
+    }
+  }
+  write_vxbin_from_elf(result.elf, result.vxbin);
   return result;
 }
 

@@ -1,5 +1,6 @@
-// Builds a Vortex kernel from C/C++/assembly sources with Debian's RISC-V cross compiler,
-// picolibc and vortex-rt (the same flags as vortex-rt/cmake/VortexKernel.cmake): the
+// Builds a Vortex kernel from C/C++/assembly sources with Debian's clang and the
+// vortex-divergence plugin (or riscv64-unknown-elf-gcc), picolibc and vortex-rt, with the flags
+// of vortex-rt/cmake/VortexFlags.cmake (shared with vortex-rt/toolchain.cmake): the
 // `vxsynth sim cc` command. Produces OUT.vxbin plus OUT.elf and OUT.dump beside it.
 #pragma once
 
@@ -18,8 +19,10 @@ struct KernelBuildOptions {
   std::string optimization = "3";         // -O level: 0, 1, 2, 3, s, g
   std::string runtime_dir;                // vortex-rt checkout; empty = default_runtime_dir()
   std::string tool_prefix;                // e.g. "riscv64-unknown-elf-"; empty = default_tool_prefix()
+  std::string compiler;                   // "clang" (divergence handling) or "gcc"; empty = default_kernel_compiler()
   std::vector<std::string> extra_flags;   // passed to every compile
   bool verbose = false;                   // print each command before running it
+  bool verify = true;                     // refuse an ELF with a broken split/join region (vxsim/verify.h)
 };
 
 struct KernelBuildResult {
@@ -33,9 +36,15 @@ struct KernelBuildResult {
 std::string default_runtime_dir();
 // VXSYNTH_RISCV_PREFIX if set, else "riscv64-unknown-elf-".
 std::string default_tool_prefix();
+// VXSYNTH_KERNEL_COMPILER if set, else "clang" (Debian's clang with the vortex-divergence plugin).
+std::string default_kernel_compiler();
+// VXSYNTH_VORTEX_PLUGIN if set, else the plugin built beside this vxsynth.
+std::string default_divergence_plugin();
 
-// InputError for bad options or missing sources; WorkError when a tool is missing or a
-// compile/link fails (the message carries the compiler's diagnostics).
+// InputError for bad options or missing sources; WorkError when a tool is missing, a
+// compile/link fails (the message carries the compiler's diagnostics) or, with
+// options.verify, the split/join verifier refuses the ELF (OUT.elf and OUT.dump are kept for
+// inspection; OUT.vxbin is not written).
 KernelBuildResult build_kernel(const KernelBuildOptions& options);
 
 // objdump -d output with each Vortex custom instruction (shown by binutils as ".4byte")
