@@ -42,3 +42,27 @@ if(TARGET vxsynth_vxsim_host)
                                                               VORTEX_RT_EXAMPLES_DIR="${VORTEX_RT_EXAMPLES_DIR}")
   add_dependencies(vxsim_divergence_o3_tests vxsynth)
 endif()
+
+# Divergence handling of the kernel toolchain and the split/join verifier (issue 22), and the
+# differential campaign: random divergent kernels at -O0/-O3 on several shapes against the host.
+if(TARGET vxsynth_vxsim_host)
+  vxsynth_add_gtest(vxsim_divergence_toolchain_tests
+    SOURCES test_divergence_toolchain.cpp
+    LIBS vxsynth_vxsim_host
+    LABELS vxsim)
+  target_compile_definitions(vxsim_divergence_toolchain_tests PRIVATE VXSYNTH_CLI="$<TARGET_FILE:vxsynth>"
+    VORTEX_RT_EXAMPLES_DIR="${VORTEX_RT_EXAMPLES_DIR}"
+    VXSIM_DIVERGENCE_PROGRAMS="${CMAKE_CURRENT_SOURCE_DIR}/programs/divergence")
+  add_dependencies(vxsim_divergence_toolchain_tests vxsynth)
+
+  add_test(NAME vxsim_divergence_campaign
+           COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/divergence_campaign.py --vxsynth $<TARGET_FILE:vxsynth>
+                   --count 8 --seed 22 --work ${CMAKE_CURRENT_BINARY_DIR}/divergence-campaign)
+  set_tests_properties(vxsim_divergence_campaign PROPERTIES LABELS "vxsim;divergence" TIMEOUT 900)
+  # The negative control: GCC without divergence handling must fail the same campaign.
+  add_test(NAME vxsim_divergence_campaign_gcc_fails
+           COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/divergence_campaign.py --vxsynth $<TARGET_FILE:vxsynth>
+                   --count 2 --seed 22 --opt 3 --compiler gcc --no-verify --expect-failure
+                   --work ${CMAKE_CURRENT_BINARY_DIR}/divergence-campaign-gcc)
+  set_tests_properties(vxsim_divergence_campaign_gcc_fails PROPERTIES LABELS "vxsim;divergence" TIMEOUT 300)
+endif()
