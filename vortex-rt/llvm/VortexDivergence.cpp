@@ -81,7 +81,7 @@ bool is_uniform_asm(const CallBase& call) {
 
 // Marks every hand-written Vortex instruction convergent before the optimizers run, so that
 // jump threading, unswitching, tail duplication and friends leave vx_split/vx_join regions as
-// written.
+// written (each checks for convergent calls before copying code into new control paths).
 struct MarkVortexConvergent : PassInfoMixin<MarkVortexConvergent> {
   static bool isRequired() { return true; }
   PreservedAnalyses run(Module& m, ModuleAnalysisManager&) {
@@ -90,8 +90,9 @@ struct MarkVortexConvergent : PassInfoMixin<MarkVortexConvergent> {
       for (Instruction& i : instructions(f)) {
         auto* call = dyn_cast<CallBase>(&i);
         if (call == nullptr || !is_vortex_asm(*call) || call->isConvergent()) continue;
+        // Convergent, not noduplicate: unrolling may copy a whole region (split and join
+        // together); what must not happen is a copy that adds control dependences.
         call->setConvergent();
-        call->addFnAttr(Attribute::NoDuplicate);
         changed = true;
       }
     }
