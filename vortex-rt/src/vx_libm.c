@@ -21,8 +21,18 @@ static inline float float_of(uint32_t u) {
 }
 
 float fabsf(float x) { return __builtin_fabsf(x); }
-float fminf(float x, float y) { return __builtin_fminf(x, y); }
-float fmaxf(float x, float y) { return __builtin_fmaxf(x, y); }
+// fmin.s/fmax.s implement C's fminf/fmaxf (a quiet NaN operand yields the other one). By asm:
+// GCC 12 expands the builtins to a call, here a call to the function itself.
+float fminf(float x, float y) {
+  float r;
+  __asm__("fmin.s %0, %1, %2" : "=f"(r) : "f"(x), "f"(y));
+  return r;
+}
+float fmaxf(float x, float y) {
+  float r;
+  __asm__("fmax.s %0, %1, %2" : "=f"(r) : "f"(x), "f"(y));
+  return r;
+}
 float sqrtf(float x) { return __builtin_sqrtf(x); }
 float copysignf(float x, float y) { return __builtin_copysignf(x, y); }
 float fmaf(float x, float y, float z) { return __builtin_fmaf(x, y, z); }
