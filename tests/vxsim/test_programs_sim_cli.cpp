@@ -185,7 +185,8 @@ TEST_F(SimCli, FaultPrintsTheReportAndExitsOne) {
                                           "  uint32_t grid = 2, block = 4;\n"
                                           "  return vx_spawn_threads(1, &grid, &block, body, nullptr);\n"
                                           "}\n");
-  ASSERT_EQ(cc({source, "-O", "2", "-o", path("diverge.vxbin")}).status, 0);
+  // GCC inserts no split/join (the default clang toolchain would handle this branch).
+  ASSERT_EQ(cc({source, "-O", "2", "--compiler", "gcc", "-o", path("diverge.vxbin")}).status, 0);
   const ProcessResult r = sim_run({path("diverge.vxbin")});
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("divergent_branch"));
@@ -224,7 +225,8 @@ TEST_F(SimCli, ImageAccessControl) {
                                                "  *(volatile uint32_t*)(uintptr_t)&main = 0;  // overwrite own code\n"
                                                "  return 0;\n"
                                                "}\n");
-  ASSERT_EQ(cc({code_source, "-o", path("selfmod.vxbin")}).status, 0);
+  // TODO(diverge): with clang the fault's line resolves to vx_start.S, not selfmod.c:3.
+  ASSERT_EQ(cc({code_source, "--compiler", "gcc", "-o", path("selfmod.vxbin")}).status, 0);
   for (const char* ext : {".elf", ".vxbin"}) {
     const ProcessResult r = sim_run({path(std::string("selfmod") + ext)});
     EXPECT_EQ(r.status, 1) << ext;
