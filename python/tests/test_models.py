@@ -204,3 +204,25 @@ def test_smoke_check_cli(capsys):
     assert main(["--device", "meta", "--workload", "pi0"]) == 0
     assert "parameters=3238048528" in capsys.readouterr().out
     assert main(["--device", "cpu", "--config", "nope", "--workload", "act"]) == 2
+
+
+@pytest.mark.parametrize("name,full_params", [("act", 34232142), ("diffusion_policy", 262709026), ("pi0", 3238048528)])
+def test_small_configs_are_reduced(name, full_params):
+    """The `small` configs keep the structure with reduced widths: far fewer parameters than the
+    published model (ACT's used to keep all 34.2 M, only its images were smaller)."""
+    w = models.get(name)
+    full = sum(p.numel() for p in w.build(w.config(), "meta").parameters())
+    small = sum(p.numel() for p in w.build(w.config("small"), "meta").parameters())
+    assert full == full_params
+    assert small < full / 20, small
+
+
+def test_act_small_narrows_backbone_and_transformer():
+    w = models.get("act")
+    cfg = w.config("small")
+    model = w.build(cfg, "meta")
+    assert sum(p.numel() for p in model.parameters()) == 226598
+    assert model.backbone.out_channels == 64  # ResNet-18 widths 8, 16, 32, 64
+    assert model.encoder_img_feat_input_proj.in_channels == 64
+    assert model.encoder[0].linear1.out_features == cfg.dim_feedforward == 64
+    assert len(model.encoder) == 4 and len(model.decoder) == 1  # the structure is kept

@@ -1,5 +1,7 @@
 """OpTracker: call log, module attribution, determinism, and the CUDA profiler windows the ncu
 process relies on (checked on the CPU with the CUDA calls recorded instead of made)."""
+import json
+
 import torch
 
 from vxsynth import models, optrace
@@ -94,3 +96,33 @@ def test_ncu_child_windows_are_checked_against_the_ranking_run(monkeypatch):
     shifted = dict(record, window_ops={str(i): "aten.mm.default" for i in chosen})
     with pytest.raises(ncu_rows.NcuRowError, match=f"field 'window_ops.{chosen[0]}'"):
         capture.check_same_program(ctx, shifted)
+
+
+def test_dry_run_ranks_acts_ops_by_flops_and_bytes(capsys):
+    """`python3 -m vxsynth.optrace`: no GPU, the meta device, ops grouped by shapes and ranked."""
+    assert optrace.main(["--workload", "act", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["schema"] == "vxsynth.optrace/1" and r["device"] == "meta" and r["config"] == "aloha-sim"
+    assert abs(r["flops"] / 1e9 - 34.93) < 0.01  # workloads.md: ACT's GEMM + conv total
+    ops = r["ops"]
+    assert [g["flops"] for g in ops] == sorted((g["flops"] for g in ops), reverse=True)
+    top = ops[0]  # ResNet-18 layer1: four 3x3 convs 64 -> 64 at 120x160
+    assert top["kind"] == "conv2d" and top["calls"] == 4 and top["shapes"] == [[1, 64, 120, 160], [64, 64, 3, 3]]
+    assert top["flops"] == 4 * 2 * (120 * 160) * 64 * (64 * 9)
+    # Bytes: input, weight and output at fp32, each call.
+    assert top["bytes"] == 4 * 4 * (64 * 120 * 160 + 64 * 64 * 9 + 64 * 120 * 160)
+    assert sum(g["calls"] for g in ops) == r["calls"]
+    # Views move nothing; non-GEMM ops have bytes but no FLOPs.
+    views = [g for g in ops if g["kind"] in ("t", "view", "expand", "_unsafe_view", "permute", "transpose")]
+    assert views and all(g["bytes"] == 0 for g in views)
+    assert any(g["kind"] == "relu_" and g["flops"] == 0 and g["bytes"] > 0 for g in ops)
+
+    assert optrace.main(["--workload", "act", "--sort", "bytes", "--top", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "dry run of act (config aloha-sim, meta device" in text and "top 3 by bytes" in text
+    assert len(text.strip().splitlines()) == 2 + 3
+
+
+def test_dry_run_rejects_an_unknown_config(capsys):
+    assert optrace.main(["--workload", "act", "--config", "huge"]) == 2
+    assert "unknown config 'huge'" in capsys.readouterr().err

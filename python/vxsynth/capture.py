@@ -67,7 +67,8 @@ def prepare(args):
     workload = models.get(args.workload)
     cfg = workload.config(args.config)
     if not torch.cuda.is_available():
-        raise SystemExit("capture: needs a CUDA GPU (the CPU path is the test suite: make test)")
+        raise SystemExit("capture: needs a CUDA GPU; without one, `python3 -m vxsynth.optrace --workload NAME` is a "
+                         "dry run that ranks the workload's operators by FLOPs and bytes (docs/capture.md)")
     model = workload.build(cfg, "cuda", args.seed)
     inputs = workload.make_inputs(cfg, "cuda", args.seed)
     return torch, workload, cfg, model, inputs

@@ -70,15 +70,18 @@ class ResNet18Trunk(nn.Module):
     (conv1, bn1, layer1.0.conv1, ...), so the recorded module paths match the sources.
     """
 
-    def __init__(self, norm, device=None, dtype=None):
+    def __init__(self, norm, device=None, dtype=None, base_width=64):
         super().__init__()
         fk = factory(device, dtype)
-        self.conv1 = nn.Conv2d(3, 64, 7, 2, 3, bias=False, **fk)
-        self.bn1 = norm(64, **fk)
+        # torchvision's widths are 64, 128, 256, 512; a smaller base keeps the structure (reduced
+        # configs for CPU tests).
+        self.conv1 = nn.Conv2d(3, base_width, 7, 2, 3, bias=False, **fk)
+        self.bn1 = norm(base_width, **fk)
         self.relu = nn.ReLU(inplace=True)
         self.maxpool = nn.MaxPool2d(3, 2, 1)
-        widths = [64, 128, 256, 512]
-        c_in = 64
+        widths = [base_width, 2 * base_width, 4 * base_width, 8 * base_width]
+        self.out_channels = widths[-1]
+        c_in = base_width
         for i, w in enumerate(widths):
             stride = 1 if i == 0 else 2
             layer = nn.Sequential(BasicBlock(c_in, w, stride, norm, **fk), BasicBlock(w, w, 1, norm, **fk))
