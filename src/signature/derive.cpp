@@ -123,7 +123,7 @@ class RowCounters {
     const auto v = parse_ncu_number(text);
     if (!v)
       throw InputError(t_.source(), n,
-                       "line " + std::to_string(r_.line) + ": expected a number, found '" + text + "'");
+                       "line " + std::to_string(t_.line_of(r_, n)) + ": expected a number, found '" + text + "'");
     const std::string want = expected_unit(name), got = t_.unit(n);
     if (!want.empty() && !got.empty() && got != want)
       throw InputError(t_.source(), n,
@@ -368,6 +368,10 @@ KernelSignature derive_signature(const NcuTable& table, const NcuRow& row, const
     for (const auto& l : missing) msg += "\n  " + l;
     msg += "\nprofile with the list from `vxsynth signature --metrics-list`, mark metrics the platform lacks with "
            "--unmeasurable ID,..., or pass --partial to record them as unmeasured";
+    if (table.layout() == NcuLayout::kDetails)
+      msg += "\nthis profile is ncu's details layout (one row per metric), which was read; it lacks these raw "
+             "counters (a details page of sections carries display names, not counters): " +
+             std::string(kNcuRawExportHint);
     throw InputError(table.source(), "", msg);
   }
 
@@ -377,6 +381,10 @@ KernelSignature derive_signature(const NcuTable& table, const NcuRow& row, const
   if (k.launch) {
     ev.block_size = k.launch->block_size;
     ev.grid_size = k.launch->grid_size;
+    ev.grid_dims = k.launch->grid;
+    const auto cx = geometry_value(rc, "launch__cluster_dim_x"), cy = geometry_value(rc, "launch__cluster_dim_y"),
+               cz = geometry_value(rc, "launch__cluster_dim_z");
+    if (cx && cy && cz && *cx > 0) ev.cluster_dims = std::array<long long, 3>{*cx, *cy, *cz};
   }
   auto opt = [&](std::string_view cn) -> std::optional<double> {
     if (rc.state(cn) != RowCounters::State::kPresent) return std::nullopt;

@@ -1,5 +1,6 @@
 #include "signature/kernel_name.h"
 
+#include <algorithm>
 #include <regex>
 
 namespace vxsynth::signature {
@@ -381,6 +382,78 @@ void mark(NameProperty& p, bool ok, std::string note) {
   p.check = ok ? Check::kAgrees : Check::kContradicted;
   p.check_note = std::move(note);
 }
+
+// The tile agrees with the grid only when the grid is exactly what the problem's tile count
+// T = ceil(M/tm) * ceil(N/tn) * batch (either orientation: cuBLAS is column-major) launches:
+//   grid == T;
+//   grid == T rounded up to the cluster size (launch__cluster_size, else the name's cluster);
+//   with the launch's cluster dims: the tiles as a 2-D grid (ceil(M/tm) by ceil(N/tn), either
+//          way round, the batch in z or folded into x or y), each dimension rounded up to the
+//          cluster's (an sm90 conv's 32 x 1 tiles in a (4, 2, 1) cluster launch as (32, 2, 1));
+//   split-K s > 1: grid z == s (or s * batch) and x * y holds the tiles (CUTLASS and cuBLAS put
+//          the K slices in z).
+// Fewer blocks than tiles is a persistent schedule: unchecked. Anything else contradicts.
+void check_tile_against_grid(NameProperty& p, const std::array<long long, 2>& t, const KernelNameReading& reading,
+                             const MeasuredEvidence& ev) {
+  long long cluster = 1;
+  if (ev.cluster_dims && (*ev.cluster_dims)[0] > 0) {
+    cluster = (*ev.cluster_dims)[0] * std::max(1LL, (*ev.cluster_dims)[1]) * std::max(1LL, (*ev.cluster_dims)[2]);
+  } else if (const NameProperty* c = reading.find("cluster")) {
+    if (auto cm = tile_mn(c->value)) cluster = (*cm)[0] * (*cm)[1];
+  }
+  const auto& pr = *ev.problem;
+  auto ceil_div = [](long long a, long long b) { return (a + b - 1) / b; };
+  const long long grid = *ev.grid_size;
+  const long long a = ceil_div(pr.m, t[0]) * ceil_div(pr.n, t[1]) * pr.batch;
+  const long long b = ceil_div(pr.n, t[0]) * ceil_div(pr.m, t[1]) * pr.batch;
+  const std::string note = "grid of " + std::to_string(grid) + " blocks vs " + std::to_string(a) + " or " +
+                           std::to_string(b) + " tiles";
+  for (long long tiles : {a, b}) {
+    if (grid == tiles) return mark(p, true, note + ": exactly the tile count");
+    if (cluster > 1 && grid == ceil_div(tiles, cluster) * cluster)
+      return mark(p, true, note + ": the tile count rounded up to the cluster of " + std::to_string(cluster));
+  }
+  if (ev.grid_dims) {
+    const auto& g = *ev.grid_dims;
+    if (ev.cluster_dims && (*ev.cluster_dims)[0] > 0) {
+      // The tiles as a 2-D grid (tiles along one GEMM dimension in x, the other in y, the batch in
+      // z or folded into x or y), each dimension rounded up to the cluster's.
+      const std::array<long long, 3> c{std::max(1LL, (*ev.cluster_dims)[0]), std::max(1LL, (*ev.cluster_dims)[1]),
+                                       std::max(1LL, (*ev.cluster_dims)[2])};
+      const long long bt = pr.batch;
+      for (const auto& [u, v] : {std::pair{ceil_div(pr.m, t[0]), ceil_div(pr.n, t[1])},
+                                 std::pair{ceil_div(pr.n, t[0]), ceil_div(pr.m, t[1])}}) {
+        for (const std::array<long long, 3>& l :
+             {std::array<long long, 3>{u, v, bt}, {v, u, bt}, {u * bt, v, 1}, {v * bt, u, 1}, {u, v * bt, 1}, {v, u * bt, 1}}) {
+          bool fits = true;
+          for (int d = 0; d < 3; ++d) fits = fits && g[d] == ceil_div(l[d], c[d]) * c[d];
+          if (fits)
+            return mark(p, true, note + ": " + std::to_string(u * v * bt) + " tiles laid out (" + std::to_string(l[0]) +
+                                     ", " + std::to_string(l[1]) + ", " + std::to_string(l[2]) +
+                                     "), each dimension rounded up to the cluster (" + std::to_string(c[0]) + ", " +
+                                     std::to_string(c[1]) + ", " + std::to_string(c[2]) + ")");
+        }
+      }
+    }
+    for (long long tiles : {a, b}) {
+      const long long xy = g[0] * g[1];
+      const bool alone = g[2] > 1 && xy == tiles;                                      // z = s
+      const bool with_batch = pr.batch > 1 && g[2] % pr.batch == 0 && g[2] > pr.batch && xy * pr.batch == tiles;  // z = s * batch
+      if (alone || with_batch) {
+        const long long s = alone ? g[2] : g[2] / pr.batch;
+        return mark(p, true, note + ": " + std::to_string(tiles) + " tiles x split-K " + std::to_string(s) +
+                                 " in grid z = " + std::to_string(g[2]));
+      }
+    }
+  }
+  if (grid < std::min(a, b)) {
+    // A persistent or stream-K schedule loops over tiles: the grid cannot confirm the tile.
+    p.check = Check::kUnchecked;
+    p.check_note = note + ": fewer blocks than tiles (persistent schedule), cannot check";
+    return;
+  }
+  mark(p, false, note + ": neither the tile count, nor it rounded up to the cluster, nor tiles x a split-K in grid z");
+}
 }  // namespace
 
 void reconcile(KernelNameReading& reading, const MeasuredEvidence& ev) {
@@ -404,31 +477,7 @@ void reconcile(KernelNameReading& reading, const MeasuredEvidence& ev) {
   }
   if (ev.grid_size && ev.problem) {
     if (NameProperty* p = reading.find("tile")) {
-      if (auto t = tile_mn(p->value)) {
-        long long cluster = 1;
-        if (const NameProperty* c = reading.find("cluster"))
-          if (auto cm = tile_mn(c->value)) cluster = (*cm)[0] * (*cm)[1];
-        auto tiles = [&](long long m, long long n) {
-          return ((m + (*t)[0] - 1) / (*t)[0]) * ((n + (*t)[1] - 1) / (*t)[1]) * ev.problem->batch;
-        };
-        auto round_up = [](long long x, long long q) { return (x + q - 1) / q * q; };
-        const long long grid = *ev.grid_size;
-        const long long a = tiles(ev.problem->m, ev.problem->n), b = tiles(ev.problem->n, ev.problem->m);
-        const std::string note = "grid of " + std::to_string(grid) + " blocks vs " + std::to_string(a) + " or " +
-                                 std::to_string(b) + " tiles";
-        // Either orientation (cuBLAS is column-major); split-K multiplies the tile count; a
-        // cluster launch rounds it up to a multiple of the cluster size.
-        auto fits = [&](long long n) { return n > 0 && (grid % n == 0 || grid == round_up(n, cluster)); };
-        if (fits(a) || fits(b)) {
-          mark(*p, true, note + " (times a split factor, rounded to the cluster)");
-        } else if (grid < std::min(a, b)) {
-          // A persistent or stream-K schedule loops over tiles: the grid cannot confirm the tile.
-          p->check = Check::kUnchecked;
-          p->check_note = note + ": fewer blocks than tiles (persistent schedule), cannot check";
-        } else {
-          mark(*p, false, note);
-        }
-      }
+      if (auto t = tile_mn(p->value)) check_tile_against_grid(*p, *t, reading, ev);
     }
   }
   if (auto counted = engine_from_counters(ev)) {

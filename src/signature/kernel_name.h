@@ -54,6 +54,8 @@ KernelNameReading read_kernel_name(std::string_view kernel_name);
 struct MeasuredEvidence {
   std::optional<long long> block_size;  // threads per block
   std::optional<long long> grid_size;   // blocks
+  std::optional<std::array<long long, 3>> grid_dims;  // gridDim x, y, z, where known
+  std::optional<std::array<long long, 3>> cluster_dims;  // thread-block cluster x, y, z (launch__cluster_dim_*), where known
   // Tensor-path ops by source type (sm__ops_path_tensor_src_*), gmma instruction count, and
   // scalar FP32 thread instructions (ffma + fadd + fmul).
   std::optional<double> tensor_ops_bf16, tensor_ops_fp16, tensor_ops_tf32, tensor_ops_fp8;

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -79,7 +80,15 @@ std::vector<std::string> split_record(const std::string& line, const std::string
   return fields;
 }
 
+// Raw counter names carry a unit prefix and a double underscore ("dram__bytes_read.sum"); the
+// details page's section metrics have display names ("Duration", "DRAM Throughput").
+bool is_counter_name(const std::string& name) { return name.find("__") != std::string::npos; }
+
 }  // namespace
+
+const char* const kNcuRawExportHint =
+    "export the profile in ncu's raw layout: ncu --csv --page raw --print-units base --metrics \"$(vxsynth signature "
+    "--metrics-list)\" ..., or from a saved report: ncu -i REPORT.ncu-rep --csv --page raw --print-units base";
 
 std::optional<double> parse_ncu_number(const std::string& s) {
   // [sign] integer [. digits] [e [sign] digits], where the integer part may be grouped in
@@ -166,6 +175,11 @@ NcuTable NcuTable::parse(const std::string& text, const std::string& source) {
       throw InputError(source, "line " + std::to_string(lines[k].first),
                        std::string("header has no '") + required + "' column");
 
+  if (t.column_.count("Metric Name") && t.column_.count("Metric Value")) {
+    t.parse_details(lines, k);
+    return t;
+  }
+
   bool first_after_header = true;
   for (++k; k < lines.size(); ++k) {
     const auto& [line_no, l] = lines[k];
@@ -191,10 +205,117 @@ NcuTable NcuTable::parse(const std::string& text, const std::string& source) {
     first_after_header = false;
     if (!parse_ncu_number(id))
       throw InputError(source, where, "column 'ID' must be a launch number, found '" + id + "'");
-    t.rows_.push_back({line_no, std::move(fields)});
+    t.rows_.push_back({line_no, std::move(fields), {}});
   }
   if (t.rows_.empty()) throw InputError(source, "", "the profile has a header but no kernel rows");
   return t;
+}
+
+void NcuTable::parse_details(const std::vector<std::pair<int, std::string>>& lines, std::size_t header_at) {
+  layout_ = NcuLayout::kDetails;
+  const std::vector<std::string> details_header = header_;
+  const std::map<std::string, std::size_t> details_column = column_;
+  const std::size_t name_col = details_column.at("Metric Name"), value_col = details_column.at("Metric Value");
+  const std::size_t no_unit = details_header.size();  // no "Metric Unit" column: units read ""
+  const std::size_t unit_col = details_column.count("Metric Unit") ? details_column.at("Metric Unit") : no_unit;
+  // The launch columns are those before the first per-metric column.
+  std::size_t launch_columns = name_col;
+  if (details_column.count("Section Name")) launch_columns = std::min(launch_columns, details_column.at("Section Name"));
+  const std::size_t id_col = details_column.at("ID"), kernel_col = details_column.at("Kernel Name");
+  if (id_col >= launch_columns || kernel_col >= launch_columns)
+    throw InputError(source_, "line " + std::to_string(lines[header_at].first),
+                     "details layout: 'ID' and 'Kernel Name' must come before 'Section Name' and 'Metric Name'");
+
+  struct Cell {
+    std::string value;
+    int line;
+  };
+  struct Launch {
+    NcuRow first;  // the launch columns, from the launch's first line
+    std::map<std::string, Cell> metrics;
+  };
+  std::vector<Launch> launches;
+  std::map<std::string, std::size_t> launch_of_id;
+  std::vector<std::string> metric_order;                   // first-seen order, over all launches
+  std::map<std::string, std::pair<std::string, int>> unit;  // metric -> (unit, line it was first seen)
+
+  for (std::size_t k = header_at + 1; k < lines.size(); ++k) {
+    const auto& [line_no, l] = lines[k];
+    if (l.empty()) continue;
+    if (is_tool_line(l)) {
+      notes_.push_back(l);
+      continue;
+    }
+    auto fields = split_record(l, source_, line_no);
+    const std::string where = "line " + std::to_string(line_no);
+    if (fields == details_header) throw InputError(source_, where, "a second header row (two ncu outputs concatenated?)");
+    if (fields.size() != details_header.size())
+      throw InputError(source_, where,
+                       "row has " + std::to_string(fields.size()) + " fields but the header has " +
+                           std::to_string(details_header.size()) + " (truncated or malformed row)");
+    const std::string& id = fields[id_col];
+    if (!parse_ncu_number(id)) throw InputError(source_, where, "column 'ID' must be a launch number, found '" + id + "'");
+    const std::string& metric = fields[name_col];
+    if (metric.empty()) continue;  // a rule row (newer ncu): no metric on it
+
+    auto [it, fresh] = launch_of_id.emplace(id, launches.size());
+    if (fresh) {
+      Launch launch;
+      launch.first.line = line_no;
+      launch.first.fields.assign(fields.begin(), fields.begin() + static_cast<std::ptrdiff_t>(launch_columns));
+      launches.push_back(std::move(launch));
+    }
+    Launch& launch = launches[it->second];
+    if (!fresh && launch.first.fields[kernel_col] != fields[kernel_col])
+      throw InputError(source_, where,
+                       "launch ID " + id + " is '" + fields[kernel_col] + "' here but '" +
+                           launch.first.fields[kernel_col] + "' on line " + std::to_string(launch.first.line) +
+                           " (two ncu outputs concatenated?)");
+    const std::string u = unit_col != no_unit ? fields[unit_col] : "";
+    auto [uit, new_metric] = unit.emplace(metric, std::make_pair(u, line_no));
+    if (new_metric) metric_order.push_back(metric);
+    else if (uit->second.first != u && is_counter_name(metric))
+      throw InputError(source_, where,
+                       "metric '" + metric + "' is in '" + u + "' here but in '" + uit->second.first + "' on line " +
+                           std::to_string(uit->second.second) +
+                           ": ncu scaled the units per value; export with --print-units base");
+    auto [cell, new_cell] = launch.metrics.emplace(metric, Cell{fields[value_col], line_no});
+    if (!new_cell && cell->second.value != fields[value_col] && is_counter_name(metric))
+      throw InputError(source_, where,
+                       "launch ID " + id + " has metric '" + metric + "' twice with different values ('" +
+                           cell->second.value + "' on line " + std::to_string(cell->second.line) + ", '" +
+                           fields[value_col] + "' here)");
+  }
+  if (launches.empty()) throw InputError(source_, "", "the profile has a header but no metric rows");
+
+  // The raw form: launch columns, then one column per metric; a units row like ncu's raw page.
+  header_.assign(details_header.begin(), details_header.begin() + static_cast<std::ptrdiff_t>(launch_columns));
+  units_.assign(launch_columns, "");
+  column_.clear();
+  for (std::size_t c = 0; c < header_.size(); ++c) column_.emplace(header_[c], c);
+  for (const std::string& m : metric_order) {
+    if (column_.count(m)) continue;  // a metric named like a launch column ("Block Size"): the column wins
+    column_.emplace(m, header_.size());
+    header_.push_back(m);
+    units_.push_back(unit.at(m).first);
+  }
+  for (Launch& launch : launches) {
+    NcuRow row = std::move(launch.first);
+    row.field_lines.assign(launch_columns, row.line);
+    for (std::size_t c = launch_columns; c < header_.size(); ++c) {
+      auto it = launch.metrics.find(header_[c]);
+      // A metric another launch has but this one lacks reads as not available for this launch.
+      row.fields.push_back(it == launch.metrics.end() ? "n/a" : it->second.value);
+      row.field_lines.push_back(it == launch.metrics.end() ? row.line : it->second.line);
+    }
+    rows_.push_back(std::move(row));
+  }
+}
+
+int NcuTable::line_of(const NcuRow& row, const std::string& name) const {
+  auto c = column(name);
+  if (!c || row.field_lines.size() <= *c) return row.line;
+  return row.field_lines[*c];
 }
 
 std::optional<std::size_t> NcuTable::column(const std::string& name) const {

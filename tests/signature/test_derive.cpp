@@ -5,6 +5,10 @@
 #include "csv_util.h"
 #include "signature/derive.h"
 #include "signature/kernel_source.h"
+#include "common/json_io.h"
+
+#include <filesystem>
+#include <set>
 
 namespace vxsynth::signature {
 namespace {
@@ -310,6 +314,73 @@ TEST(DeriveFullList, Pi0GemmaMlpByHand) {
   EXPECT_DOUBLE_EQ(v(k, MetricId::kActiveLaneFraction), 31.96 / 32);
   EXPECT_DOUBLE_EQ(v(k, MetricId::kTensorUtilization), 89.10);
   EXPECT_EQ(k.engine, EngineClass::kTensorCore);
+}
+
+// The tile check on the real kernels of the suite: each reference's launch, read from the full
+// profile it was captured in, agrees with its own operator's GEMM shape (or cannot be checked,
+// for persistent kernels), and agrees with no other reference's shape.
+TEST(DeriveFullList, TileAgreesWithItsOwnProblemAndNoOther) {
+  struct Case {
+    std::string benchmark;
+    KernelSignature sig;  // derived from the fixture row, without a problem
+    NcuTable table;
+    std::size_t row;
+    MeasuredEvidence::Problem problem;
+  };
+  std::vector<Case> cases;
+  for (const auto& dir : std::filesystem::directory_iterator("../suite/vx-robotics/h200")) {
+    const auto file = dir.path() / "reference.json";
+    if (!std::filesystem::exists(file)) continue;
+    const Json ref = read_json_file(file.string());
+    const std::string workload = ref["workload"]["name"].get<std::string>();
+    const std::string id = ref["signature"]["ncu_id"].get<std::string>();
+    auto table = NcuTable::read_file("data/h200/ncu-full-" + workload + ".csv");
+    for (std::size_t i = 0; i < table.rows().size(); ++i) {
+      if (*table.text(table.rows()[i], "ID") != id) continue;
+      ASSERT_EQ(*table.text(table.rows()[i], "Kernel Name"), ref["signature"]["name"].get<std::string>()) << file;
+      const Json& g = ref["op"]["gemm"];
+      cases.push_back({dir.path().filename().string(), derive_signature(table, table.rows()[i], DeriveOptions{}),
+                       table, i, {g["M"].get<long long>(), g["N"].get<long long>(), g["batch"].get<long long>()}});
+    }
+  }
+  ASSERT_EQ(cases.size(), 15u);
+  int agreeing = 0, with_tile = 0;
+  std::set<std::string> cross;  // "kernel's benchmark <- shape's benchmark" pairs that agree
+  for (const Case& c : cases) {
+    if (!c.sig.name_reading.find("tile")) continue;
+    ++with_tile;
+    for (const Case& other : cases) {
+      DeriveOptions o;
+      o.problem = other.problem;
+      const auto k = derive_signature(c.table, c.table.rows()[c.row], o);
+      const NameProperty* tile = k.name_reading.find("tile");
+      const bool same_shape = other.problem.m == c.problem.m && other.problem.n == c.problem.n &&
+                              other.problem.batch == c.problem.batch;
+      if (same_shape) EXPECT_NE(tile->check, Check::kContradicted) << c.benchmark << ": " << tile->check_note;
+      if (other.benchmark == c.benchmark) agreeing += tile->check == Check::kAgrees;
+      if (!same_shape && tile->check == Check::kAgrees) cross.insert(c.benchmark + " <- " + other.benchmark);
+    }
+  }
+  EXPECT_EQ(with_tile, 10);
+  EXPECT_EQ(agreeing, 9);  // all but pi0-2's persistent nvjet kernel (132 blocks for 427 tiles: unchecked)
+  // Another operator's shape agrees only where its tiles would launch the very grid that ran:
+  // ACT's 302 x 512 linears and its 300 x 512 conv have equal tile counts; pi0-4's 51 x 4096 is
+  // exactly the 64 blocks of the U-Net conv, and pi0-1's 32 x 1 tiles of 64x64 are that conv's own
+  // layout; the U-Net's 4 x 1024 shapes give pi0-4's kernel 22 tiles in a row, padded to its
+  // (4, 1, 1) cluster. The old rule (any multiple of the tile count) accepted 54 such pairs,
+  // among them the 51 x 256 x 8 on pi0-5's kernel.
+  const std::set<std::string> expected = {
+      "act-1-linear <- act-5-conv2d",
+      "act-2-linear <- act-5-conv2d",
+      "act-5-conv2d <- act-1-linear",
+      "act-5-conv2d <- act-2-linear",
+      "diffusion_policy-2-conv1d <- pi0-1-batched-matmul",
+      "diffusion_policy-2-conv1d <- pi0-4-linear",
+      "pi0-4-linear <- diffusion_policy-3-conv1d",
+      "pi0-4-linear <- diffusion_policy-4-conv1d",
+      "pi0-4-linear <- diffusion_policy-5-conv1d",
+  };
+  EXPECT_EQ(cross, expected);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // Kernel-name reader on the names met on the H200 and the documented CUTLASS schemes.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include "signature/kernel_name.h"
 
 namespace vxsynth::signature {
@@ -168,6 +170,51 @@ TEST(Reconcile, PersistentAndClusterLaunches) {
   reconcile(r, ev);
   EXPECT_EQ(r.find("tile")->check, Check::kAgrees);
   ev.grid_size = 90;  // neither a multiple nor the cluster round-up: contradicted
+  reconcile(r, ev);
+  EXPECT_EQ(r.find("tile")->check, Check::kContradicted);
+}
+
+TEST(Reconcile, AGridThatIsMerelyAMultipleOfTheTilesDoesNotAgree) {
+  // pi0's bias linear (nvjet 48x64, cluster 4x2) ran as (8, 12, 1) = 96 blocks. Given the shape of
+  // an unrelated batched matmul (51 x 256, batch 8: 48 tiles one way round), 96 = 2 x 48 used to
+  // count as a split factor: "agrees". A split-K must be visible as a whole grid dimension.
+  auto r = read_kernel_name("nvjet_sm90_tst_48x64_64x15_4x2_h_bz_bias_TNN");
+  MeasuredEvidence ev;
+  ev.grid_size = 96;
+  ev.grid_dims = std::array<long long, 3>{8, 12, 1};
+  ev.problem = MeasuredEvidence::Problem{51, 256, 8};
+  reconcile(r, ev);
+  EXPECT_EQ(r.find("tile")->check, Check::kContradicted) << r.find("tile")->check_note;
+  // Its own problem (256 x 1152): 24 x 4 = 96 tiles exactly.
+  ev.problem = MeasuredEvidence::Problem{256, 1152, 1};
+  reconcile(r, ev);
+  EXPECT_EQ(r.find("tile")->check, Check::kAgrees);
+  EXPECT_NE(r.find("tile")->check_note.find("exactly the tile count"), std::string::npos) << r.find("tile")->check_note;
+}
+
+TEST(Reconcile, SplitKIsOneWholeGridDimension) {
+  // ACT's FFN linear2 (302 x 512, K = 3200): CUTLASS SIMT 128x64 tiles, grid (20, 1, 4): 20 tiles
+  // times 4 K-slices in z.
+  auto r = read_kernel_name("void cutlass::Kernel2<cutlass_80_simt_sgemm_128x64_8x5_tn_align1>(T1::Params)");
+  MeasuredEvidence ev;
+  ev.grid_size = 80;
+  ev.grid_dims = std::array<long long, 3>{20, 1, 4};
+  ev.problem = MeasuredEvidence::Problem{302, 512, 1};
+  reconcile(r, ev);
+  EXPECT_EQ(r.find("tile")->check, Check::kAgrees);
+  EXPECT_NE(r.find("tile")->check_note.find("split-K 4 in grid z = 4"), std::string::npos) << r.find("tile")->check_note;
+  // The same 80 blocks as (40, 2, 1): no dimension holds a split of 4.
+  ev.grid_dims = std::array<long long, 3>{40, 2, 1};
+  reconcile(r, ev);
+  EXPECT_EQ(r.find("tile")->check, Check::kContradicted);
+  // Batch and split sharing z: batch 3, split 2 -> z = 6 over 20 x 1 tiles per batch.
+  ev.problem = MeasuredEvidence::Problem{302, 512, 3};
+  ev.grid_size = 120;
+  ev.grid_dims = std::array<long long, 3>{20, 1, 6};
+  reconcile(r, ev);
+  EXPECT_EQ(r.find("tile")->check, Check::kAgrees) << r.find("tile")->check_note;
+  // No grid dimensions known: a split cannot be confirmed.
+  ev.grid_dims.reset();
   reconcile(r, ev);
   EXPECT_EQ(r.find("tile")->check, Check::kContradicted);
 }

@@ -104,5 +104,82 @@ TEST(NcuTable, MalformedInputGivesClearErrors) {
   expect_input_error("\"ID\",\"Kernel Name\"\n\"0\",\"k\n", "unterminated quoted field");
 }
 
+// ncu's details layout (one row per metric), built by scripts/ncu-raw-to-details from the raw
+// pi0 profile: the same five launches must read exactly as the raw file does.
+const char* kPi0Raw = "data/h200/ncu-full-pi0.csv";
+const char* kPi0Details = "data/h200/ncu-details-pi0.csv";
+
+TEST(NcuTableDetails, GathersOneRowPerLaunchWithTheRawValuesAndUnits) {
+  const auto raw = NcuTable::parse(read_text(kPi0Raw), kPi0Raw);
+  const auto det = NcuTable::parse(read_text(kPi0Details), kPi0Details);
+  EXPECT_EQ(raw.layout(), NcuLayout::kRaw);
+  EXPECT_EQ(det.layout(), NcuLayout::kDetails);
+  ASSERT_EQ(det.rows().size(), raw.rows().size());  // 5 launches, not 1215 metric rows
+  EXPECT_EQ(det.notes().size(), raw.notes().size());
+  int compared = 0;
+  for (const std::string& col : raw.header()) {
+    if (col.rfind("device__attribute_", 0) == 0) continue;  // the details page does not repeat them
+    ASSERT_TRUE(det.has_column(col)) << col;
+    EXPECT_EQ(det.unit(col), raw.unit(col)) << col;
+    for (std::size_t r = 0; r < raw.rows().size(); ++r) {
+      EXPECT_EQ(*det.text(det.rows()[r], col), *raw.text(raw.rows()[r], col)) << col << " launch " << r;
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 5 * (11 + 243));
+  EXPECT_FALSE(det.has_column("Metric Name"));
+  EXPECT_FALSE(det.has_column("device__attribute_architecture"));
+  // Each value keeps its own line: launch 0's first metric row is line 5, ID 1 starts after 243 rows.
+  EXPECT_EQ(det.rows()[0].line, 5);
+  EXPECT_EQ(det.rows()[1].line, 5 + 243);
+  EXPECT_EQ(det.line_of(det.rows()[0], "c2clink__present"), 6);
+  EXPECT_EQ(det.line_of(det.rows()[1], "Kernel Name"), 5 + 243);
+  EXPECT_EQ(raw.line_of(raw.rows()[1], "gpu__time_duration.sum"), raw.rows()[1].line);
+}
+
+// The details text of a small profile: launch columns, then section / name / unit / value.
+std::string details(const std::vector<std::string>& rows, const std::string& extra_header = "") {
+  std::string s = "==PROF== Connected to process 7 (/usr/bin/python3)\n"
+                  "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\","
+                  "\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\","
+                  "\"Metric Value\"" + extra_header + "\n";
+  for (const auto& r : rows) s += r + "\n";
+  return s;
+}
+std::string launch(const std::string& id, const std::string& kernel) {
+  return "\"" + id + "\",\"7\",\"python3\",\"h\",\"" + kernel + "\",\"1\",\"7\",\"(128, 1, 1)\",\"(3, 5, 1)\",\"0\",\"9.0\",";
+}
+
+TEST(NcuTableDetails, RuleColumnsOfNewerNcuAndRuleRowsAreIgnored) {
+  const std::string rules = ",\"Rule Name\",\"Rule Type\",\"Rule Description\",\"Estimated Speedup Type\",\"Estimated Speedup\"";
+  const auto t = NcuTable::parse(
+      details({launch("0", "k") + "\"Command line profiler metrics\",\"x__a.sum\",\"byte\",\"1,024\",\"\",\"\",\"\",\"\",\"\"",
+               launch("0", "k") + "\"SpeedOfLight\",\"\",\"\",\"\",\"SOLBottleneck\",\"OPT\",\"low use\",\"global\",\"12\"",
+               launch("1", "k") + "\"Command line profiler metrics\",\"x__a.sum\",\"byte\",\"2,048\",\"\",\"\",\"\",\"\",\"\""},
+              rules),
+      "d.csv");
+  ASSERT_EQ(t.rows().size(), 2u);
+  EXPECT_EQ(*t.text(t.rows()[1], "x__a.sum"), "2,048");
+  EXPECT_EQ(t.unit("x__a.sum"), "byte");
+  EXPECT_FALSE(t.has_column("Rule Name"));
+}
+
+TEST(NcuTableDetails, InconsistentInputGivesClearErrors) {
+  const std::string m = "\"Command line profiler metrics\",";
+  // Autoscaled units (no --print-units base): the same counter in Kbyte and Mbyte.
+  expect_input_error(details({launch("0", "k") + m + "\"x__a.sum\",\"Kbyte\",\"1.5\"",
+                              launch("1", "k") + m + "\"x__a.sum\",\"Mbyte\",\"2.5\""}),
+                     "--print-units base");
+  expect_input_error(details({launch("0", "k") + m + "\"x__a.sum\",\"byte\",\"1\"",
+                              launch("0", "other") + m + "\"x__b.sum\",\"byte\",\"2\""}),
+                     "launch ID 0 is 'other' here but 'k' on line 3");
+  expect_input_error(details({launch("0", "k") + m + "\"x__a.sum\",\"byte\",\"1\"",
+                              launch("0", "k") + m + "\"x__a.sum\",\"byte\",\"2\""}),
+                     "twice with different values");
+  expect_input_error(details({launch("zero", "k") + m + "\"x__a.sum\",\"byte\",\"1\""}), "column 'ID'");
+  expect_input_error(details({launch("0", "k") + m + "\"x__a.sum\",\"byte\""}), "fields but the header has");
+  expect_input_error(details({}), "no metric rows");
+}
+
 }  // namespace
 }  // namespace vxsynth::signature
