@@ -26,7 +26,8 @@ std::string describe(const KernelSignature& k) {
   return s;
 }
 
-KernelSignature pick(std::vector<KernelSignature> kernels, const std::string& path, const std::string& selector) {
+std::vector<KernelSignature> select(std::vector<KernelSignature> kernels, const std::string& path,
+                                    const std::string& selector) {
   std::vector<KernelSignature> hits;
   if (selector.empty()) {
     hits = std::move(kernels);
@@ -44,8 +45,13 @@ KernelSignature pick(std::vector<KernelSignature> kernels, const std::string& pa
     for (auto& k : kernels)
       if (std::regex_search(k.name, re)) hits.push_back(std::move(k));
   }
-  if (hits.size() == 1) return std::move(hits.front());
   if (hits.empty()) throw InputError(path, selector.empty() ? "" : "#" + selector, "no kernel matches");
+  return hits;
+}
+
+KernelSignature pick(std::vector<KernelSignature> kernels, const std::string& path, const std::string& selector) {
+  std::vector<KernelSignature> hits = select(std::move(kernels), path, selector);
+  if (hits.size() == 1) return std::move(hits.front());
   std::string list;
   for (const auto& k : hits) {
     list += '\n';
@@ -55,20 +61,29 @@ KernelSignature pick(std::vector<KernelSignature> kernels, const std::string& pa
                    std::to_string(hits.size()) + " kernels match; pick one with FILE#id=N:" + list);
 }
 
+std::pair<std::string, std::string> split_spec(const std::string& spec) {
+  const auto hash = spec.rfind('#');
+  if (hash == std::string::npos) return {spec, ""};
+  return {spec.substr(0, hash), spec.substr(hash + 1)};
+}
+
 }  // namespace
 
 KernelSignature load_kernel_signature(const std::string& spec, const DeriveOptions& options) {
-  std::string path = spec, selector;
-  const auto hash = spec.rfind('#');
-  if (hash != std::string::npos) {
-    path = spec.substr(0, hash);
-    selector = spec.substr(hash + 1);
-  }
+  const auto [path, selector] = split_spec(spec);
   if (looks_like_json(path)) return pick(read_signatures(path), path, selector);
-  const NcuTable table = NcuTable::read_file(path);
   // Derive only the selected rows: an unrelated launch with missing counters does not matter.
-  std::vector<KernelSignature> selected;
+  if (selector.rfind("id=", 0) == 0) return load_kernel_signatures(spec, options).front();
+  const NcuTable table = NcuTable::read_file(path);
+  return pick(derive_signatures(table, options, selector), path, selector);
+}
+
+std::vector<KernelSignature> load_kernel_signatures(const std::string& spec, const DeriveOptions& options) {
+  const auto [path, selector] = split_spec(spec);
+  if (looks_like_json(path)) return select(read_signatures(path), path, selector);
+  const NcuTable table = NcuTable::read_file(path);
   if (selector.rfind("id=", 0) == 0) {
+    std::vector<KernelSignature> selected;
     for (const NcuRow& row : table.rows())
       if (*table.text(row, "ID") == selector.substr(3)) selected.push_back(derive_signature(table, row, options));
     if (selected.empty()) {
@@ -76,9 +91,9 @@ KernelSignature load_kernel_signature(const std::string& spec, const DeriveOptio
       for (const NcuRow& row : table.rows()) list += "\n  ID " + *table.text(row, "ID") + ": " + *table.text(row, "Kernel Name");
       throw InputError(path, "#" + selector, "no launch has this ID; launches:" + list);
     }
-    return std::move(selected.front());
+    return selected;
   }
-  return pick(derive_signatures(table, options, selector), path, selector);
+  return select(derive_signatures(table, options, selector), path, selector);
 }
 
 }  // namespace vxsynth::signature

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "signature/derive.h"
 #include "signature/signature.h"
@@ -14,5 +15,9 @@
 namespace vxsynth::signature {
 
 KernelSignature load_kernel_signature(const std::string& spec, const DeriveOptions& options);
+
+// Every kernel a spec names: all kernels of the file without a selector, the matching ones with
+// #REGEX, the launch with #id=N. None is an InputError that lists the file's kernels.
+std::vector<KernelSignature> load_kernel_signatures(const std::string& spec, const DeriveOptions& options);
 
 }  // namespace vxsynth::signature

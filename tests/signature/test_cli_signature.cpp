@@ -72,6 +72,36 @@ TEST(CliSignature, ProblemShapeChecksTheTile) {
   EXPECT_EQ(run("signature " + kFp32 + " --partial --problem 12").code, 2);
 }
 
+TEST(CliSignature, DetailsLayoutReadsLikeTheRawPage) {
+  // The same pi0 launches, exported one row per metric: the report must not change.
+  const auto raw = run("signature data/h200/ncu-full-pi0.csv --json");
+  const auto det = run("signature data/h200/ncu-details-pi0.csv --json");
+  ASSERT_EQ(raw.code, 0) << raw.out;
+  ASSERT_EQ(det.code, 0) << det.out;
+  auto a = vxsynth::Json::parse(raw.out), b = vxsynth::Json::parse(det.out);
+  ASSERT_EQ(b["kernels"].size(), 5u);
+  EXPECT_EQ(b["kernels"][4]["ncu_id"], "4");
+  a.erase("source");
+  b.erase("source");
+  EXPECT_EQ(a, b);
+}
+
+TEST(CliSignature, DetailsLayoutOfSectionsSaysHowToExportTheRawPage) {
+  // A details page of ncu's sections (display names, no raw counters).
+  std::string csv =
+      "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\","
+      "\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
+  for (const char* m : {"\"Duration\",\"ns\",\"5,024\"", "\"DRAM Throughput\",\"%\",\"41.20\"",
+                        "\"Achieved Occupancy\",\"%\",\"13.56\""})
+    csv += std::string("\"0\",\"7\",\"python3\",\"h\",\"nvjet_sm90_tst_48x64_64x15_4x2_h_bz_bias_TNN\",\"1\",\"7\","
+                       "\"(384, 1, 1)\",\"(8, 12, 1)\",\"0\",\"9.0\",\"GPU Speed Of Light Throughput\",") + m + "\n";
+  const auto r = run("signature " + temp_file("sections.csv", csv));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("details layout"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--page raw --print-units base"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ID 0"), std::string::npos) << r.out;
+}
+
 TEST(CliSignature, MetricsList) {
   const auto r = run("signature --metrics-list");
   ASSERT_EQ(r.code, 0);
@@ -137,6 +167,85 @@ TEST(CliDistance, ConfigChangesTheScaleAndBadSpecsExitTwo) {
                        kFp32 + "#id=1");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.out.find("not supported"), std::string::npos) << bad.out;
+}
+
+// Signature files whose measured metrics do not overlap: only L1 on one side, only L2 on the other.
+std::pair<std::string, std::string> disjoint_signatures() {
+  auto j = vxsynth::Json::parse(run("signature --partial --json " + kBf16 + " --kernel nvjet").out);
+  auto keep_only = [&](const char* key) {
+    auto k = j;
+    k["kernels"] = vxsynth::Json::array({j["kernels"][0]});  // one kernel: the spec needs no #selector
+    for (auto& [name, v] : k["kernels"][0]["metrics"].items())
+      if (name != key) v = nullptr;
+    return temp_file(std::string(key) + ".json", k.dump());
+  };
+  return {keep_only("l1_hit_rate"), keep_only("l2_hit_rate")};
+}
+
+TEST(CliDistance, NoMetricMeasuredOnBothSidesIsAnError) {
+  const auto [l1, l2] = disjoint_signatures();
+  auto r = run("distance " + l1 + " " + l2);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("vxsynth: error:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no metric is measured on both sides (candidate measures 1, reference measures 1 of 10)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(run("distance --json " + l1 + " " + l2).code, 2);
+  EXPECT_EQ(run("distance " + l1 + " " + l1).code, 0);  // one metric in common is enough
+  // In the matrix, the undefined cells are printed, named, and make the command fail.
+  r = run("distance " + l1 + " --references " + l1 + " " + l2);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("undefined"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("D is undefined for 1 pair(s)"), std::string::npos) << r.out;
+}
+
+TEST(CliDistance, MatrixOfEveryCandidateAgainstEveryReference) {
+  // The four bf16 probe launches against the four fp32 ones: a file without #selector is all its kernels.
+  const auto j = vxsynth::Json::parse(run("distance --partial --json " + kBf16 + " --references " + kFp32).out);
+  EXPECT_EQ(j["schema"], "vxsynth.distance-matrix/1");
+  ASSERT_EQ(j["candidates"].size(), 4u);
+  ASSERT_EQ(j["references"].size(), 4u);
+  EXPECT_EQ(j["candidates"][2]["source"], kBf16 + "#id=2");
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r) {
+      const auto pair = vxsynth::Json::parse(run("distance --partial --json " + kBf16 + "#id=" + std::to_string(c) +
+                                                 " " + kFp32 + "#id=" + std::to_string(r))
+                                                 .out);
+      EXPECT_EQ(j["D"][c][r], pair["distance"]["D"]) << c << "," << r;
+      EXPECT_EQ(j["scored"][c][r], pair["distance"]["scored"]) << c << "," << r;
+    }
+  // Text: a row per candidate, a column per reference, the row minimum starred, a legend.
+  const auto t = run("distance --partial " + kBf16 + "#id=0 " + kBf16 + "#id=1 --references " + kFp32 + "#id=1 " +
+                     kFp32 + "#id=0");
+  ASSERT_EQ(t.code, 0) << t.out;
+  EXPECT_NE(t.out.find("    0.2154"), std::string::npos) << t.out;  // c1 x r1, as the pair test gives
+  EXPECT_NE(t.out.find("r2  " + kFp32 + "#id=0"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("*"), std::string::npos) << t.out;
+  // Three positional specs without --references or --suite is a usage error.
+  EXPECT_EQ(run("distance --partial " + kBf16 + "#id=0 " + kBf16 + "#id=1 " + kFp32 + "#id=0").code, 2);
+}
+
+TEST(CliDistance, NearestReferencesOfASuiteFolder) {
+  const std::string suite = "../suite/vx-robotics/h200";
+  // pi0's reference for benchmark 1 measured against the whole suite: itself first, at D = 0.
+  const auto j = vxsynth::Json::parse(
+      run("distance --json --top 3 " + suite + "/pi0-2-linear/reference.json --suite " + suite).out);
+  EXPECT_EQ(j["schema"], "vxsynth.distance-nearest/1");
+  const auto& near = j["candidates"][0]["nearest"];
+  ASSERT_EQ(near.size(), 3u);
+  EXPECT_EQ(near[0]["benchmark"], "pi0-2-linear");
+  EXPECT_EQ(near[0]["D"], 0.0);
+  EXPECT_LE(near[1]["D"].get<double>(), near[2]["D"].get<double>());
+  EXPECT_GT(near[1]["D"].get<double>(), 0.0);
+  // Every pi0 launch of the full profile, ranked against all 15 references.
+  const auto all = vxsynth::Json::parse(run("distance --json --top 0 data/h200/ncu-full-pi0.csv --suite " + suite).out);
+  ASSERT_EQ(all["candidates"].size(), 5u);
+  EXPECT_EQ(all["candidates"][0]["nearest"].size(), 15u);
+  const auto text = run("distance data/h200/ncu-full-pi0.csv#id=1 --suite " + suite);
+  ASSERT_EQ(text.code, 0) << text.out;
+  EXPECT_NE(text.out.find("nearest 5 of 15 references"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("pi0-2-linear"), std::string::npos) << text.out;
+  EXPECT_EQ(run("distance data/h200/ncu-full-pi0.csv#id=1 --suite data/h200").code, 2);  // no references there
 }
 
 }  // namespace
