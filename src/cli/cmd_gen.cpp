@@ -173,6 +173,9 @@ int run_gen(const GenOptions& o) {
   options.seed = o.seed;
   const codegen::BenchmarkFiles files = codegen::write_benchmark(d, o.out, options);
   std::cout << "design " << design::procedural_name(d) << "\n";
+  for (const auto& p : d.from_kernel_name)
+    std::cout << "from the kernel name: " << p.key << "=" << p.value << (p.used ? " (used)" : " (not used)") << ": "
+              << p.note << "\n";
   std::cout << "wrote " << files.design_json << "\nwrote " << files.cuda_source << "\n";
   if (!files.vortex) {
     std::cout << "vortex: not generated: " << files.vortex_skipped << "\n";

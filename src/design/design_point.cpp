@@ -167,6 +167,12 @@ Json design_to_json(const DesignPoint& d) {
   j["name"] = procedural_name(d);
   j["reference"] = d.reference.empty() ? Json(nullptr) : Json(d.reference);
   j["op"] = ops::op_spec_to_json(d.op);
+  if (!d.from_kernel_name.empty()) {
+    Json props = Json::array();
+    for (const auto& p : d.from_kernel_name)
+      props.push_back({{"key", p.key}, {"value", p.value}, {"used", p.used}, {"note", p.note}});
+    j["from_kernel_name"] = props;
+  }
   j["fixed"] = {{"engine_class", to_string(d.fixed.engine)},
                 {"precision", ops::to_string(d.fixed.precision)},
                 {"block_size", d.fixed.block_size},
@@ -195,11 +201,23 @@ Json design_to_json(const DesignPoint& d) {
 
 DesignPoint design_from_json(const Json& j, const std::string& file) {
   require_schema(j, kDesignSchemaKind, kDesignSchemaVersion, file);
-  reject_unknown(j, {"schema", "name", "reference", "op", "fixed", "vortex", "axes"}, file, "");
+  reject_unknown(j, {"schema", "name", "reference", "op", "from_kernel_name", "fixed", "vortex", "axes"}, file, "");
   DesignPoint d;
   if (j.contains("reference") && !j.at("reference").is_null()) {
     if (!j.at("reference").is_string()) throw InputError(file, "reference", "must be a string or null");
     d.reference = j.at("reference").get<std::string>();
+  }
+  if (j.contains("from_kernel_name")) {
+    const Json& props = j.at("from_kernel_name");
+    if (!props.is_array()) throw InputError(file, "from_kernel_name", "must be a list");
+    for (std::size_t i = 0; i < props.size(); ++i) {
+      const std::string where = "from_kernel_name[" + std::to_string(i) + "]";
+      reject_unknown(props[i], {"key", "value", "used", "note"}, file, where);
+      d.from_kernel_name.push_back({get_field<std::string>(props[i], "key", file + " (" + where + ")"),
+                                    get_field<std::string>(props[i], "value", file + " (" + where + ")"),
+                                    get_field<bool>(props[i], "used", file + " (" + where + ")"),
+                                    get_field<std::string>(props[i], "note", file + " (" + where + ")")});
+    }
   }
   if (!j.contains("op")) throw InputError(file, "op", "missing");
   d.op = ops::op_spec_from_json(j.at("op"), file + " (field op)");

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/json_io.h"
 #include "design/axes.h"
@@ -37,8 +38,19 @@ struct VortexConfig {
   bool operator==(const VortexConfig&) const = default;
 };
 
+// A property the reference's kernel name documents and its launch geometry confirmed, and
+// whether the seed could use it (the method: such properties shape the seed; undocumented or
+// unconfirmed ones are left to the search).
+struct KernelNameFact {
+  std::string key, value;  // "tile", "32x32x32"
+  bool used = false;
+  std::string note;  // how the launch agreed, or why the seed could not use it
+  bool operator==(const KernelNameFact&) const = default;
+};
+
 struct DesignPoint {
   std::string reference;  // the reference benchmark this design serves ("" for a CLI seed)
+  std::vector<KernelNameFact> from_kernel_name;  // seeds only: what the kernel name contributed
   ops::OpSpec op;
   FixedProperties fixed;
   VortexConfig vortex;

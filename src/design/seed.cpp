@@ -4,10 +4,13 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <optional>
+#include <sstream>
 
 #include "common/error.h"
 #include "design/transform_family.h"
 #include "design/validity.h"
+#include "signature/kernel_name.h"
 
 namespace vxsynth::design {
 
@@ -64,6 +67,74 @@ DesignPoint seed_design(const ops::OpSpec& op, EngineClass engine, int block_siz
     if (engine != EngineClass::kSimt) throw InputError(source, "engine", "a layout transform moves data: use --engine simt");
     return seed_transform(op, block_size, reference, source);
   }
+  return seed_design(op, engine, block_size, reference, source, {});
+}
+
+namespace {
+
+std::optional<Tile> parse_tile(const std::string& v) {
+  int m = 0, n = 0, k = 0;
+  char x1 = 0, x2 = 0;
+  std::istringstream in(v);
+  if (!(in >> m >> x1 >> n >> x2 >> k) || x1 != 'x' || x2 != 'x' || !in.eof()) return std::nullopt;
+  return Tile{m, n, k};
+}
+
+// Local memory with headroom (x4) so that neighbours with larger tiles still fit a core.
+void size_vortex_local(DesignPoint& d) {
+  d.vortex.local_mem_bytes = std::clamp(next_pow2(4 * vortex_local_bytes(d) * vortex_blocks_per_core(d)), 16384, 65536);
+}
+
+// Realises `tile` inside the block: the warp arrangement and register tile (SIMT outputs per
+// thread, or fragments per warp) that give it, the squarest valid one first. The reason when
+// none is valid.
+std::string fit_tile(DesignPoint& d, const Tile& tile) {
+  const int warps = d.fixed.block_size / kCudaWarpSize;
+  const FragmentShape fs = d.fragment == Fragment::kNone ? FragmentShape{1, 1, 1} : fragment_shape(d.fragment);
+  std::optional<DesignPoint> best;
+  int best_score = 0;
+  std::string last_rule;
+  for (int wm = 1; wm <= warps; ++wm) {
+    if (warps % wm != 0) continue;
+    const int wn = warps / wm;
+    for (int rm = 1; rm <= 64; ++rm)
+      for (int rn = 1; rn <= 64; ++rn) {
+        if (d.fragment != Fragment::kNone && (wm * rm * fs.m != tile.m || wn * rn * fs.n != tile.n)) continue;
+        if (d.fragment == Fragment::kNone && (tile.m % rm != 0 || tile.n % rn != 0 ||
+                                              (tile.m / rm) * (tile.n / rn) != d.fixed.block_size))
+          continue;
+        DesignPoint c = d;
+        c.tile = tile;
+        c.warps = {wm, wn};
+        c.register_tile = {rm, rn};
+        size_vortex_local(c);
+        if (auto v = can_implement(c)) {
+          last_rule = v->rule + ": " + v->detail;
+          continue;
+        }
+        // Squarest register tile, then squarest warp arrangement.
+        const int score = std::abs(rm - rn) * 1000 + std::abs(wm - wn);
+        if (!best || score < best_score) {
+          best = c;
+          best_score = score;
+        }
+      }
+  }
+  if (!best) {
+    return last_rule.empty() ? "no warp arrangement and register tile of a " + std::to_string(d.fixed.block_size) +
+                                   "-thread block gives this tile"
+                             : "no valid design gives this tile (last rule broken: " + last_rule + ")";
+  }
+  d = *best;
+  return "";
+}
+
+}  // namespace
+
+DesignPoint seed_design(const ops::OpSpec& op, EngineClass engine, int block_size, const std::string& reference,
+                        const std::string& source, std::vector<KernelNameFact> confirmed) {
+  // A layout transform has no tile to take from a name: the five-argument seed handles it.
+  if (op.kind == ops::OpKind::layout_transform) return seed_design(op, engine, block_size, reference, source);
   if (block_size <= 0 || block_size % kCudaWarpSize != 0 || block_size > kCudaMaxBlock) {
     throw InputError(source, "block", "block size " + std::to_string(block_size) + " must be a multiple of 32 in 32..1024");
   }
@@ -91,10 +162,26 @@ DesignPoint seed_design(const ops::OpSpec& op, EngineClass engine, int block_siz
   d.vortex.cores = 1;
   d.vortex.threads = s.vortex_threads;
   d.vortex.warps = std::max(1, next_pow2((block_size + s.vortex_threads - 1) / s.vortex_threads));
-  // Local memory with headroom (x4) so that neighbours with larger tiles still fit a core.
-  d.vortex.local_mem_bytes = std::clamp(next_pow2(4 * vortex_local_bytes(d) * vortex_blocks_per_core(d)), 16384, 65536);
+  size_vortex_local(d);
   if (auto v = can_implement(d)) {
     throw InputError(source, "", "no valid seed for this op and block size (rule " + v->rule + "): " + v->detail);
+  }
+  // What the kernel name documents and the launch confirmed: the tile is the property the
+  // design space has an axis for; others are recorded, left to the search.
+  for (KernelNameFact& p : confirmed) {
+    if (p.key == "tile") {
+      const auto tile = parse_tile(p.value);
+      if (!tile) {
+        p.note += "; not used: not an MxNxK tile";
+      } else if (const std::string why = fit_tile(d, *tile); !why.empty()) {
+        p.note += "; not used: " + why;
+      } else {
+        p.used = true;
+      }
+    } else {
+      p.note += "; not used: the design space has no axis for it";
+    }
+    d.from_kernel_name.push_back(std::move(p));
   }
   return d;
 }
@@ -298,6 +385,37 @@ ops::OpSpec derive_transform(const Json& ref, const ops::OpSpec& served, const s
                        "] matches no tensor of the conv under cuDNN's 32 x 32-tiled transpose (expected " + tried + ")");
 }
 
+std::vector<KernelNameFact> confirmed_name_properties(const Json& ref, const std::string& file) {
+  // The name is read and checked again against the recorded launch and the op's GEMM view, so
+  // the seed follows the signature part's current reading rules, not those of the capture.
+  const Json& sig = member(ref, "signature", file, "");
+  const std::string name = member(sig, "name", file, "signature.").get<std::string>();
+  signature::MeasuredEvidence ev;
+  if (sig.contains("launch") && sig.at("launch").is_object()) {
+    const Json& l = sig.at("launch");
+    const auto grid = int_list(l, "grid", file, "signature.launch.");
+    if (grid.size() != 3) throw InputError(file, "signature.launch.grid", "must have three dimensions");
+    ev.grid_dims = std::array<long long, 3>{grid[0], grid[1], grid[2]};
+    ev.grid_size = int_member(l, "grid_size", file, "signature.launch.");
+    ev.block_size = int_member(l, "block_size", file, "signature.launch.");
+  }
+  if (!ref.contains("op") || !ref.at("op").contains("gemm")) return {};
+  const Json& gemm = member(member(ref, "op", file, ""), "gemm", file, "op.");
+  ev.problem = signature::MeasuredEvidence::Problem{int_member(gemm, "M", file, "op.gemm."),
+                                                     int_member(gemm, "N", file, "op.gemm."),
+                                                     gemm.contains("batch") ? int_member(gemm, "batch", file, "op.gemm.") : 1};
+  signature::KernelNameReading reading = signature::read_kernel_name(name);
+  signature::reconcile(reading, ev);
+  std::vector<KernelNameFact> out;
+  for (const auto& p : reading.properties) {
+    // The engine class is a fixed property already; the data types come from the op.
+    if (p.key == "engine" || p.key.find("type") != std::string::npos) continue;
+    if (p.provenance != signature::Provenance::kDocumented || p.check != signature::Check::kAgrees) continue;
+    out.push_back({p.key, p.value, false, "documented by the kernel name; " + p.check_note});
+  }
+  return out;
+}
+
 DesignPoint seed_from_reference(const std::string& path, bool served_op) {
   const Json ref = read_json_file(path);
   ops::OpSpec op = op_spec_from_reference(ref, path, served_op);
@@ -311,7 +429,7 @@ DesignPoint seed_from_reference(const std::string& path, bool served_op) {
   // The benchmark is named by its folder (suite/vx-robotics/<platform>/<benchmark>/reference.json).
   std::string name = std::filesystem::path(path).parent_path().filename().string();
   if (name.empty()) name = op.name;
-  return seed_design(op, engine, block, name, path);
+  return seed_design(op, engine, block, name, path, confirmed_name_properties(ref, path));
 }
 
 }  // namespace vxsynth::design

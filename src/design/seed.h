@@ -25,6 +25,18 @@ SeedDefaults seed_defaults(EngineClass engine, ops::PrecisionPath precision, int
 DesignPoint seed_design(const ops::OpSpec& op, EngineClass engine, int block_size, const std::string& reference = "",
                         const std::string& source = "<seed>");
 
+// The same, shaped by what the reference's kernel name documents and its launch confirmed
+// (`confirmed`: key, value, note; used = false). A tile is realised by the warp arrangement and
+// register tile that give it inside the fixed block size; a property the seed cannot realise
+// validly is kept out and recorded with the reason. Every entry ends up in from_kernel_name.
+DesignPoint seed_design(const ops::OpSpec& op, EngineClass engine, int block_size, const std::string& reference,
+                        const std::string& source, std::vector<KernelNameFact> confirmed);
+
+// The properties of a reference's kernel-name reading (signature.kernel_name_reading) that the
+// seed may use: provenance "documented" and check "agrees". Undocumented naming conventions
+// ("inferred") and unconfirmed properties are left to the search.
+std::vector<KernelNameFact> confirmed_name_properties(const Json& reference, const std::string& file);
+
 // The op of a reference.json (vxsynth.reference/1) as an op spec: kind, shapes, dtypes,
 // precision, bias, activation, conv stride/padding/dilation/groups/layout, matmul transposes
 // and broadcast batch. InputError names the file and field.

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "common/error.h"
+#include "common/json_io.h"
 #include "design/move.h"
 #include "design/neighbours.h"
 #include "design/seed.h"
@@ -75,6 +77,60 @@ TEST(Seed, EveryReferenceGivesAValidSeedKeepingTheFixedProperties) {
     names.insert(procedural_name(d));
   }
   EXPECT_GE(names.size(), 6u);  // distinct fixed properties give distinct names
+}
+
+// The method: a property the kernel name documents is used when the launch geometry agrees
+// with it; undocumented (inferred) readings are left to the search. Two references have a
+// documented tile that their grid confirms.
+TEST(Seed, UsesTheDocumentedTileTheLaunchConfirms) {
+  std::map<std::string, std::string> used;  // benchmark -> tile taken from the name
+  for (const auto& f : reference_files()) {
+    SCOPED_TRACE(f.string());
+    const DesignPoint d = seed_from_reference(f.string());
+    EXPECT_FALSE(can_implement(d).has_value());
+    for (const auto& p : d.from_kernel_name) {
+      EXPECT_NE(p.note.find("documented by the kernel name"), std::string::npos) << p.note;
+      if (p.used) used[d.reference] = p.value;
+      if (p.key == "tile" && p.used)
+        EXPECT_EQ(std::to_string(d.tile.m) + "x" + std::to_string(d.tile.n) + "x" + std::to_string(d.tile.k), p.value);
+    }
+  }
+  // pi0-1: cutlass_75_wmma_tensorop_bf16_s161616gemm_bf16_32x32_32x1: 32x32 tiles, 128 blocks for
+  // 51 x 256 x batch 8 (2 x 8 x 8 tiles). act-2: cutlass_80_simt_sgemm_128x64_8x5: split-K 4 in z.
+  EXPECT_EQ(used, (std::map<std::string, std::string>{{"act-2-linear", "128x64x8"},
+                                                      {"pi0-1-batched-matmul", "32x32x32"}}));
+  const DesignPoint pi0 = seed_from_reference(std::string(kSuite) + "/pi0-1-batched-matmul/reference.json");
+  EXPECT_EQ(pi0.tile, (Tile{32, 32, 32}));  // the default seed would be 64x64x32
+  EXPECT_EQ(pi0.warps, (WarpArrangement{2, 2}));
+  EXPECT_EQ(pi0.register_tile, (RegisterTile{1, 1}));
+  const DesignPoint act2 = seed_from_reference(std::string(kSuite) + "/act-2-linear/reference.json");
+  EXPECT_EQ(act2.tile, (Tile{128, 64, 8}));
+  EXPECT_EQ(act2.register_tile.m * act2.register_tile.n, 64);  // 128 threads for 8192 outputs
+  // An inferred tile (cuBLAS xmma's tilesize32x32x8 on act-1) is not used.
+  const DesignPoint act1 = seed_from_reference(std::string(kSuite) + "/act-1-linear/reference.json");
+  EXPECT_TRUE(act1.from_kernel_name.empty());
+  // design.json records it, and reads it back.
+  const DesignPoint back = design_from_json(design_to_json(pi0), "mem");
+  EXPECT_EQ(back.from_kernel_name, pi0.from_kernel_name);
+  EXPECT_EQ(design_to_json(pi0)["from_kernel_name"][0]["key"], "tile");
+}
+
+TEST(Seed, ADocumentedTileTheBlockCannotHoldIsRecordedNotUsed) {
+  // act-2's documented 128x64 tile with a 64-thread block: 128 outputs per thread, over the
+  // register budget of 64. The seed stays valid, keeps its own tile and says why.
+  Json ref = read_json_file(std::string(kSuite) + "/act-2-linear/reference.json");
+  const auto facts = confirmed_name_properties(ref, "mem");
+  ASSERT_EQ(facts.size(), 1u);
+  EXPECT_EQ(facts[0].key, "tile");
+  const DesignPoint d = seed_design(op_spec_from_reference(ref, "mem"), EngineClass::kSimt, 64, "x", "mem", facts);
+  EXPECT_FALSE(can_implement(d).has_value());
+  ASSERT_EQ(d.from_kernel_name.size(), 1u);
+  EXPECT_FALSE(d.from_kernel_name[0].used);
+  EXPECT_NE(d.from_kernel_name[0].note.find("not used"), std::string::npos) << d.from_kernel_name[0].note;
+  EXPECT_NE(d.tile, (Tile{128, 64, 8}));
+  // A grid that does not confirm the tile (no dimension holds the split): nothing is taken.
+  ref["signature"]["launch"]["grid"] = {40, 2, 1};
+  EXPECT_TRUE(confirmed_name_properties(ref, "mem").empty());
 }
 
 TEST(Seed, TensorSeedsUseTheFragmentOfTheirPrecision) {
