@@ -223,9 +223,13 @@ struct Accumulator {
       sum_yy += y * y;
       sum_dd += signed_d * signed_d;
       ++pairs;
+      ++r.finite_pairs;
       r.max_abs_error = std::max(r.max_abs_error, d);
       if (y != 0.0) r.max_rel_error = std::max(r.max_rel_error, d / std::fabs(y));
-      if (d > allowed) ++r.failed;
+      if (d > allowed) {
+        ++r.failed;
+        ++r.beyond_tolerance;
+      }
       score = allowed > 0 ? d / allowed : (d > 0 ? 1e299 : 0.0);
     }
     if (score > worst_score) {
@@ -287,6 +291,26 @@ std::string EquivalenceReport::text() const {
   std::string s;
   std::snprintf(buf, sizeof buf, "check %s: %s\n", to_string(check).c_str(), passed() ? "PASS" : "FAIL");
   s += buf;
+  if (!passed()) {
+    // What failed comes first: the error maxima below are over finite pairs only and can read 0
+    // when nothing finite was written.
+    std::string why;
+    auto part = [&](std::int64_t n, const std::string& what) {
+      if (n == 0) return;
+      why += (why.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+    };
+    part(unwritten_count, "unwritten (still poison)");
+    part(nan_count, "NaN");
+    part(failed - unwritten_count - nan_count - beyond_tolerance - expected_nonfinite - bit_mismatches, "Inf");
+    part(beyond_tolerance, "finite beyond tolerance");
+    part(bit_mismatches, "with bits that differ (exact check)");
+    part(expected_nonfinite, "non-finite or poison in expected (the expected output is broken)");
+    if (bias_failed()) why += std::string(why.empty() ? "" : ", ") + "a systematic error (bias, below)";
+    if (count == 0) why = "nothing was compared";
+    std::snprintf(buf, sizeof buf, "  failed         %lld of %lld elements: %s\n", static_cast<long long>(failed),
+                  static_cast<long long>(count), why.c_str());
+    s += buf;
+  }
   if (tolerance.exact) {
     s += "  tolerance      exact: every bit equal (a layout transform has no arithmetic)\n";
   } else {
@@ -297,7 +321,9 @@ std::string EquivalenceReport::text() const {
   std::snprintf(buf, sizeof buf, "  elements       %lld compared, %lld failed\n", static_cast<long long>(count),
                 static_cast<long long>(failed));
   s += buf;
-  std::snprintf(buf, sizeof buf, "  max abs error  %.6e\n  max rel error  %.6e\n", max_abs_error, max_rel_error);
+  const std::string over = finite_pairs == count ? "" : " (over the " + std::to_string(finite_pairs) + " finite pairs only)";
+  std::snprintf(buf, sizeof buf, "  max abs error  %.6e%s\n  max rel error  %.6e\n", max_abs_error, over.c_str(),
+                max_rel_error);
   s += buf;
   if (worst_index >= 0) {
     std::snprintf(buf, sizeof buf, "  worst element  #%lld %s: expected %.9g, actual %.9g (%.3g x allowed)\n",
@@ -341,6 +367,8 @@ Json EquivalenceReport::to_json() const {
   j["bit_mismatches"] = bit_mismatches;
   j["count"] = count;
   j["failed"] = failed;
+  j["finite_pairs"] = finite_pairs;
+  j["beyond_tolerance"] = beyond_tolerance;
   j["max_abs_error"] = max_abs_error;
   j["max_rel_error"] = max_rel_error;
   j["worst_index"] = worst_index;

@@ -90,6 +90,8 @@ struct EquivalenceReport {
   std::int64_t unwritten_count = 0;  // poison bits in actual
   std::int64_t expected_nonfinite = 0;  // NaN/Inf/poison in expected (expected is broken)
   std::int64_t bit_mismatches = 0;  // exact checks: finite, written elements whose bits differ
+  std::int64_t finite_pairs = 0;   // pairs with both values finite: the ones the errors below are over
+  std::int64_t beyond_tolerance = 0;  // finite pairs whose difference exceeds the tolerance
   double max_abs_error = 0.0;      // over finite pairs
   double max_rel_error = 0.0;      // |d| / |expected| over finite pairs with expected != 0
   std::int64_t worst_index = -1;   // largest |d| / (atol + rtol |y|); non-finite/unwritten first

@@ -68,6 +68,11 @@ TEST(Cli, RefWritesInputsReferenceAndPoisonThenCheckPassesAndFails) {
   r = run("check --op " + op + " --expected " + y + " --actual " + dir + "/y_poison.tensor --check candidate");
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("unwritten      1073"), std::string::npos) << r.out;
+  // What failed leads, before the error maxima (which are over the finite pairs only).
+  const auto lead = r.out.find("\n  failed         1073 of 1073 elements: 1073 unwritten (still poison)\n");
+  EXPECT_NE(lead, std::string::npos) << r.out;
+  EXPECT_LT(lead, r.out.find("max abs error")) << r.out;
+  EXPECT_NE(r.out.find("(over the 0 finite pairs only)"), std::string::npos) << r.out;
 
   Tensor bad = y1;
   bad.set(40, bad.get(40) + 0.5f);
@@ -75,6 +80,7 @@ TEST(Cli, RefWritesInputsReferenceAndPoisonThenCheckPassesAndFails) {
   r = run("check --op " + op + " --expected " + y + " --actual " + dir + "/bad.tensor --json " + dir + "/report.json");
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("1 failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("failed         1 of 1073 elements: 1 finite beyond tolerance\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("#40 [1, 11]"), std::string::npos) << r.out;
   EXPECT_TRUE(std::filesystem::exists(dir + "/report.json"));
 }
