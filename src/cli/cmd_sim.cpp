@@ -6,7 +6,10 @@
 #include <cinttypes>
 #include <vector>
 #include <cstdio>
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -18,8 +21,10 @@
 #include "signature/signature.h"
 #include "vxsim/host/device.h"
 #include "vxsim/host/kernel_build.h"
+#include "vxsim/program.h"
 #include "vxsim/simulator.h"
 #include "vxsim/timing/vortex2.h"
+#include "vxsim/trace.h"
 #include "vxsim/verify.h"
 
 namespace vxsynth::cli {
@@ -46,6 +51,10 @@ struct RunOptions {
   std::vector<std::string> timing_params;
   std::string timing_config;
   bool plain_console = false;
+  std::string trace;          // --trace FILE: one line per executed warp instruction
+  uint64_t trace_limit = 1000000;
+  bool pc_profile = false;    // --pc-profile: the hottest PCs with their source lines
+  size_t pc_top = 20;
 };
 
 int run_verify(const std::string& path) {
@@ -112,6 +121,74 @@ void print_perf(const vxsim::Simulator& sim, const vxsim::timing::Vortex2Model* 
   out << "PERF: instrs=" << total.thread_instructions << ", cycles=n/a, IPC=n/a\n";
 }
 
+// Hands every executed instruction to each of several consumers (the simulator takes one).
+class ConsumerFanOut : public vxsim::InstructionConsumer {
+ public:
+  void add(vxsim::InstructionConsumer* c) { consumers_.push_back(c); }
+  bool empty() const { return consumers_.empty(); }
+  void on_instruction(const vxsim::ExecutedInstruction& r) override {
+    for (auto* c : consumers_) c->on_instruction(r);
+  }
+  // A timing model among them paces the run; the others follow.
+  uint64_t wants(uint32_t core, uint32_t warp) override {
+    uint64_t n = UINT64_MAX;
+    for (auto* c : consumers_) n = std::min(n, c->wants(core, warp));
+    return n;
+  }
+  bool on_round_end() override {
+    bool progress = false;
+    for (auto* c : consumers_) progress = c->on_round_end() || progress;
+    return progress;
+  }
+  void on_run_begin(const vxsim::Config& config) override {
+    for (auto* c : consumers_) c->on_run_begin(config);
+  }
+  void on_run_end(bool completed) override {
+    for (auto* c : consumers_) c->on_run_end(completed);
+  }
+
+ private:
+  std::vector<vxsim::InstructionConsumer*> consumers_;
+};
+
+// The ELF with the kernel's line table: the kernel itself, or the .elf `sim cc` left beside
+// a .vxbin. Empty when there is none.
+std::string line_info_elf(const std::string& kernel) {
+  if (fs::path(kernel).extension() != ".vxbin") return kernel;
+  const fs::path elf = fs::path(kernel).replace_extension(".elf");
+  return fs::is_regular_file(elf) ? elf.string() : "";
+}
+
+struct PcRow {
+  vxsim::PcProfile::Entry entry;
+  std::string instruction, source;
+};
+
+// The hottest PCs, with their disassembly and source line (when the ELF has a line table).
+std::vector<PcRow> pc_rows(const vxsim::PcProfile& profile, size_t top, const vxsim::LineTable* lines) {
+  std::vector<PcRow> rows;
+  for (const auto& e : profile.hottest(top))
+    rows.push_back({e, vxsim::Simulator::disassemble(e.word, e.pc), lines ? lines->lookup(e.pc) : ""});
+  return rows;
+}
+
+void print_pc_profile(const std::vector<PcRow>& rows, size_t pcs, uint64_t total, bool have_lines, std::ostream& out) {
+  out << "PC profile: the " << rows.size() << " hottest of " << pcs << " PCs by thread-instructions (" << total
+      << " in all)" << (have_lines ? "" : "; no line table (compile with `vxsynth sim cc` and keep the .elf)") << "\n";
+  char line[160];
+  std::snprintf(line, sizeof line, "  %4s  %8s  %14s  %6s  %12s  %-32s %s\n", "rank", "pc", "thread-instrs", "share",
+                "warp-instrs", "instruction", "source");
+  out << line;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    const double share = total ? 100.0 * static_cast<double>(r.entry.thread_instructions) / static_cast<double>(total) : 0;
+    std::snprintf(line, sizeof line, "  %4zu  %08x  %14" PRIu64 "  %5.1f%%  %12" PRIu64 "  %-32s %s\n", i + 1,
+                  r.entry.pc, r.entry.thread_instructions, share, r.entry.warp_instructions, r.instruction.c_str(),
+                  r.source.empty() ? "-" : r.source.c_str());
+    out << line;
+  }
+}
+
 int run_kernel(const RunOptions& o) {
   if (o.kernel.empty()) throw InputError("sim run", "KERNEL", "missing: give a kernel .vxbin or .elf");
   if (!fs::is_regular_file(o.kernel)) throw InputError(o.kernel, "", "kernel file not found");
@@ -144,24 +221,40 @@ int run_kernel(const RunOptions& o) {
   }
   sim.load_program(o.kernel);
   // A .vxbin carries no line table; the ELF that `sim cc` leaves beside it does.
-  if (fs::path(o.kernel).extension() == ".vxbin") {
-    const fs::path elf = fs::path(o.kernel).replace_extension(".elf");
-    if (fs::is_regular_file(elf)) {
-      try {
-        sim.load_line_info(elf.string());
-      } catch (const std::exception&) {
-        // Only a convenience for fault reports.
-      }
+  const std::string elf = line_info_elf(o.kernel);
+  std::optional<vxsim::LineTable> lines;
+  if (!elf.empty()) {
+    try {
+      if (elf != o.kernel) sim.load_line_info(elf);
+      if (o.pc_profile) lines = vxsim::parse_program_file(elf).lines;
+    } catch (const std::exception&) {
+      // Only a convenience for fault reports and the PC profile.
     }
+  }
+  ConsumerFanOut consumers;
+  std::ofstream trace_file;
+  std::optional<vxsim::TraceWriter> trace;
+  if (!o.trace.empty()) {
+    trace_file.open(o.trace);
+    if (!trace_file) throw InputError(o.trace, "--trace", "cannot write the trace file");
+    trace.emplace(trace_file, o.trace_limit);
+    consumers.add(&*trace);
+  }
+  vxsim::PcProfile profile;
+  if (o.pc_profile) consumers.add(&profile);
+  if (!consumers.empty()) {
+    if (timing) consumers.add(timing.get());
+    sim.set_instruction_consumer(&consumers);
   }
   // With --json, stdout carries only the JSON document.
   std::FILE* console = o.json ? stderr : stdout;
   const bool plain = o.plain_console;
-  sim.set_console_callback([console, plain](const vxsim::ConsoleLine& line) {
+  const uint32_t cores = config.cores;
+  sim.set_console_callback([console, plain, cores](const vxsim::ConsoleLine& line) {
     if (plain) {
       std::fprintf(console, "%s\n", line.text.c_str());
     } else {
-      std::fprintf(console, "#%u: %s\n", line.slot, line.text.c_str());
+      std::fprintf(console, "%s: %s\n", vxsim::console_label(line, cores).c_str(), line.text.c_str());
     }
   });
 
@@ -173,6 +266,22 @@ int run_kernel(const RunOptions& o) {
     fault = error.report();
   }
   std::fflush(console);
+  if (trace) {
+    trace_file.close();
+    const uint64_t written = o.trace_limit == 0 ? trace->seen() : std::min(trace->seen(), o.trace_limit);
+    std::cerr << "trace: " << written << " warp instructions written to " << o.trace;
+    if (written < trace->seen()) std::cerr << " (stopped at --trace-limit; " << trace->seen() << " ran)";
+    std::cerr << "\n";
+  }
+  // A kernel that read a null argument pointer and then failed was written for a host program.
+  const bool failed = fault.has_value() || result.exit_code != 0;
+  std::string argument_note;
+  if (failed && sim.argument_pointer_read_as_null())
+    argument_note =
+        "the kernel read its argument pointer (MSCRATCH) and got 0: `sim run` passes no arguments, so this kernel "
+        "probably needs a host program that uploads them (vx_upload_bytes, then vx_start; see docs/vortex-kernels.md)";
+  const std::vector<PcRow> hot = o.pc_profile ? pc_rows(profile, o.pc_top, lines ? &*lines : nullptr) : std::vector<PcRow>{};
+  const size_t pcs = o.pc_profile ? profile.hottest(SIZE_MAX).size() : 0;
 
   if (o.json || !o.signature.empty()) {
     Json doc;
@@ -209,6 +318,18 @@ int run_kernel(const RunOptions& o) {
       doc["note"] = "functional simulation: cycles and IPC are not modelled (--timing vortex2 models them)";
     }
     doc["counters"] = sim.counters_json();
+    doc["argument_pointer_null"] = sim.argument_pointer_read_as_null();
+    if (!argument_note.empty()) doc["argument_note"] = argument_note;
+    if (o.pc_profile) {
+      Json rows = Json::array();
+      for (const auto& r : hot)
+        rows.push_back({{"pc", r.entry.pc},
+                        {"thread_instructions", r.entry.thread_instructions},
+                        {"warp_instructions", r.entry.warp_instructions},
+                        {"instruction", r.instruction},
+                        {"source", r.source.empty() ? Json(nullptr) : Json(r.source)}});
+      doc["pc_profile"] = {{"pcs", pcs}, {"hottest", rows}};
+    }
     if (!o.signature.empty() && !fault) {
       refine::VortexSignatureOptions sopt;
       sopt.clock_mhz = o.clock_mhz;
@@ -222,7 +343,12 @@ int run_kernel(const RunOptions& o) {
   }
   if (!o.json) {
     if (fault) std::cerr << fault->to_string() << "\n";
+    if (!argument_note.empty())
+      std::cerr << "vxsynth: note: " << argument_note << " (exit code " << (fault ? std::string("n/a, fault")
+                                                                                  : std::to_string(result.exit_code))
+                << ")\n";
     if (o.perf) print_perf(sim, timing.get(), std::cout);
+    if (o.pc_profile) print_pc_profile(hot, pcs, sim.counters().thread_instructions, lines.has_value(), std::cout);
   }
   if (fault) return kExitWorkFailed;
   return exit_status_of(result.exit_code);
@@ -291,7 +417,17 @@ const CommandRegistrar reg(
                     "print {\"schema\": \"vxsynth.vxsim-run/1\", exit code, fault, counters} on stdout (console "
                     "lines go to stderr)");
       run->add_flag("--plain-console", run_options->plain_console,
-                    "print console lines without Vortex's \"#slot: \" prefix");
+                    "print console lines without Vortex's \"#slot: \" prefix (\"#core.slot: \" with several cores)");
+      run->add_option("--trace", run_options->trace,
+                      "write one line per executed warp instruction to FILE: core, warp, pc, thread mask, "
+                      "disassembly, per-lane addresses of memory instructions");
+      run->add_option("--trace-limit", run_options->trace_limit,
+                      "stop writing the trace after this many lines (0 = no limit)")
+          ->capture_default_str();
+      run->add_flag("--pc-profile", run_options->pc_profile,
+                    "after the run, print the hottest PCs by thread-instructions with their instruction and source "
+                    "line (from the ELF, or the .elf beside a .vxbin)");
+      run->add_option("--pc-top", run_options->pc_top, "how many PCs --pc-profile lists")->capture_default_str();
       run->footer(
           "Exit codes: the kernel's exit code (its low byte; a non-zero code never maps to 0), 1 on a fault (the "
           "report names the pc, warp, lanes and source line), 2 bad usage or a malformed kernel file.");

@@ -108,6 +108,7 @@ void Core::reset(uint32_t startup_pc, uint32_t startup_arg) {
   global_barrier_id = global_barrier_count = 0;
   global_barrier_reported = false;
   mscratch = startup_arg;
+  argument_read_as_null = false;
   std::fill(lmem.begin(), lmem.end(), uint8_t{0});
   ctr = Counters{};
   yield = false;
@@ -177,7 +178,7 @@ void Core::store_slow(uint32_t addr, uint32_t lane, const void* src, uint32_t si
         throw Trap{FaultKind::kConsoleMisuse,
                    "console store of " + std::to_string(size) + " bytes (only byte stores are allowed)", addr, lane, {}, {}};
       }
-      sim.console_put(addr - kIoBaseAddr, *static_cast<const uint8_t*>(src));
+      sim.console_put(id, addr - kIoBaseAddr, *static_cast<const uint8_t*>(src));
       return;
     }
     if (addr >= kIoMpmAddr && addr + size <= kIoMpmAddr + kIoMpmCoreStride * sim.config().cores) {

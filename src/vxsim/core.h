@@ -144,6 +144,9 @@ class Core {
   uint32_t global_barrier_count = 0;
   bool global_barrier_reported = false;
   uint32_t mscratch = 0;
+  // A plain read of MSCRATCH (csr_read: csrrs rd, mscratch, x0) returned 0: a kernel looked
+  // for its argument block and found none (`sim run` passes none).
+  bool argument_read_as_null = false;
   std::vector<uint8_t> lmem;
   uint32_t lmem_size;
   Counters ctr;

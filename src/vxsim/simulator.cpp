@@ -39,7 +39,7 @@ Simulator::Simulator(const Config& config) : config_(config), internals_(std::ma
     cores_.back()->live_reservations = &internals_->live_reservations;
   }
   core_counters_.resize(config_.cores);
-  console_partial_.resize(kIoConsoleSize);
+  console_partial_.resize(static_cast<size_t>(kIoConsoleSize) * config_.cores);
   memory_.set_write_listener([this](uint32_t addr, size_t size) { internals_->dcache.invalidate(addr, size); });
 }
 
@@ -106,20 +106,32 @@ void Simulator::set_console_callback(std::function<void(const ConsoleLine&)> cal
   console_callback_ = std::move(callback);
 }
 
-void Simulator::console_put(uint32_t slot, uint8_t ch) {
-  std::string& line = console_partial_[slot % kIoConsoleSize];
+std::string console_label(const ConsoleLine& line, uint32_t cores) {
+  // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on "#" + to_string().
+  std::string label = "#";
+  if (cores > 1) {
+    label += std::to_string(line.core);
+    label += '.';
+  }
+  label += std::to_string(line.slot);
+  return label;
+}
+
+void Simulator::console_put(uint32_t core, uint32_t slot, uint8_t ch) {
+  slot %= kIoConsoleSize;
+  std::string& line = console_partial_[static_cast<size_t>(core) * kIoConsoleSize + slot];
   if (ch != '\n') {
     line.push_back(static_cast<char>(ch));
     return;
   }
-  console_lines_.push_back({slot, line});
+  console_lines_.push_back({slot, line, core});
   line.clear();
   if (console_callback_) console_callback_(console_lines_.back());
 }
 
 void Simulator::flush_console() {
-  for (uint32_t slot = 0; slot < console_partial_.size(); ++slot) {
-    if (!console_partial_[slot].empty()) console_put(slot, '\n');
+  for (uint32_t i = 0; i < console_partial_.size(); ++i) {
+    if (!console_partial_[i].empty()) console_put(i / kIoConsoleSize, i % kIoConsoleSize, '\n');
   }
 }
 
@@ -139,6 +151,12 @@ std::span<uint8_t> Simulator::local_memory(uint32_t core) {
 void Simulator::invalidate_decoded() { internals_->dcache.clear(); }
 
 std::span<const uint8_t> Simulator::io_block() const { return internals_->io; }
+
+bool Simulator::argument_pointer_read_as_null() const {
+  for (const auto& c : cores_)
+    if (c->argument_read_as_null) return true;
+  return false;
+}
 
 std::string Simulator::disassemble(uint32_t word, uint32_t pc) { return vxsim::disassemble(word, pc); }
 

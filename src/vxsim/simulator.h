@@ -41,7 +41,12 @@ inline constexpr uint32_t kDcrMpmClass = 0x005;      // 0 none, 1 core, 2 memory
 struct ConsoleLine {
   uint32_t slot = 0;  // hart id % 64
   std::string text;   // without the trailing newline
+  uint32_t core = 0;  // the core whose hart printed it: each core has its own console slots
 };
+
+// The line's prefix: Vortex's "#SLOT" on one core; "#CORE.SLOT" when there are several, since
+// slot numbers repeat on every core.
+std::string console_label(const ConsoleLine& line, uint32_t cores);
 
 struct RunResult {
   int32_t exit_code = 0;        // the word at IO exit slot 0x88 (0 if never written)
@@ -99,6 +104,10 @@ class Simulator {
   // 0x80 + 256 * core (vx_perf_dump) and the exit code at 0x88.
   std::span<const uint8_t> io_block() const;
 
+  // True when, in the last run, a kernel read its argument pointer (MSCRATCH, with a plain
+  // csr_read) and got 0: it expected a host program to pass arguments.
+  bool argument_pointer_read_as_null() const;
+
   // Timing-model seam: receives every executed warp instruction (null = off).
   void set_instruction_consumer(InstructionConsumer* consumer) { consumer_ = consumer; }
 
@@ -110,7 +119,7 @@ class Simulator {
 
  private:
   friend class Core;
-  void console_put(uint32_t slot, uint8_t ch);
+  void console_put(uint32_t core, uint32_t slot, uint8_t ch);
   void flush_console();
   ProgramInfo install(ProgramImage image, bool apply_acl);
 
@@ -120,7 +129,7 @@ class Simulator {
   uint32_t startup_arg_ = 0;
   uint32_t mpm_class_ = 0;
   std::vector<std::unique_ptr<Core>> cores_;
-  std::vector<std::string> console_partial_;
+  std::vector<std::string> console_partial_;  // per core and slot: cores' lines never mix
   std::vector<ConsoleLine> console_lines_;
   std::function<void(const ConsoleLine&)> console_callback_;
   Counters total_counters_;

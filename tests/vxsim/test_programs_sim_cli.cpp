@@ -22,6 +22,11 @@ namespace {
 
 const std::string kCli = VXSYNTH_CLI;
 
+std::string read_file(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 class SimCli : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -234,6 +239,117 @@ TEST_F(SimCli, ImageAccessControl) {
     EXPECT_THAT(r.output, HasSubstr("acl_violation")) << ext;
     EXPECT_THAT(r.output, HasSubstr("selfmod.c:3")) << ext;
   }
+}
+
+// A kernel written for a host program, run alone: its argument pointer (MSCRATCH) is 0. The
+// run says so instead of ending with a bare exit code (or a bare fault).
+TEST_F(SimCli, KernelThatNeedsHostArgumentsSaysItsArgumentPointerIsNull) {
+  const std::string source = write_source("needs_args.c",
+                                          "#include <vx_spawn.h>\n"
+                                          "typedef struct { uint32_t grid[1]; uint32_t block[1]; } kernel_arg_t;\n"
+                                          "static void body(void* arg) { (void)arg; }\n"
+                                          "int main(void) {\n"
+                                          "  kernel_arg_t* arg = (kernel_arg_t*)csr_read(VX_CSR_MSCRATCH);\n"
+                                          "  // A null grid makes vx_spawn_threads return -1: exit 255.\n"
+                                          "  return vx_spawn_threads(1, arg ? arg->grid : 0, 0, body, arg);\n"
+                                          "}\n");
+  ASSERT_EQ(cc({source, "-o", path("needs_args.vxbin")}).status, 0);
+  const ProcessResult r = sim_run({path("needs_args.vxbin")});
+  EXPECT_EQ(r.status, 255) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("vxsynth: note: the kernel read its argument pointer (MSCRATCH) and got 0"));
+  EXPECT_THAT(r.output, HasSubstr("probably needs a host program"));
+  EXPECT_THAT(r.output, HasSubstr("(exit code -1)"));
+  const ProcessResult json = run_stdout(kCli + " sim run " + path("needs_args.vxbin") + " --json");
+  const auto doc = nlohmann::json::parse(json.output);
+  EXPECT_EQ(doc["exit_code"], -1);
+  EXPECT_EQ(doc["argument_pointer_null"], true);
+  EXPECT_THAT(doc["argument_note"].get<std::string>(), HasSubstr("needs a host program"));
+
+  // The saxpy example reads its arguments through the null pointer: a fault, and the same note.
+  const ProcessResult saxpy = sim_run({built("saxpy")});
+  EXPECT_EQ(saxpy.status, 1) << saxpy.output;
+  EXPECT_THAT(saxpy.output, HasSubstr("argument pointer (MSCRATCH) and got 0"));
+
+  // No note for a kernel that succeeds, nor for one that passes no arguments (hello: vx_spawn_threads
+  // borrows MSCRATCH, which is not a read of an argument pointer).
+  const ProcessResult hello = sim_run({built("hello")});
+  EXPECT_EQ(hello.status, 0);
+  EXPECT_THAT(hello.output, ::testing::Not(HasSubstr("argument pointer")));
+  const std::string checks = write_source("checks_args.c",
+                                          "#include <vx_intrinsics.h>\n"
+                                          "int main(void) { return csr_read(VX_CSR_MSCRATCH) ? 0 : 0; }\n");
+  ASSERT_EQ(cc({checks, "-o", path("checks_args.vxbin")}).status, 0);
+  const ProcessResult ok = sim_run({path("checks_args.vxbin")});
+  EXPECT_EQ(ok.status, 0);
+  EXPECT_THAT(ok.output, ::testing::Not(HasSubstr("argument pointer")));
+}
+
+// With several cores every core has its own 64 console slots, so a slot number alone does not
+// say who printed: lines read "#CORE.SLOT: ". 2 cores x 2 warps x 32 threads: core 1's lane 0
+// is hart 64, slot 0, the same slot as core 0's lane 0.
+TEST_F(SimCli, ConsoleLinesNameTheCoreWhenThereAreSeveral) {
+  const std::string kernel = built("hello");
+  const ProcessResult r = sim_run({kernel, "--cores", "2", "--warps", "2", "--threads", "32"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  static const std::regex greeting(
+      R"(#(\d+)\.(\d+): hello from task \((\d+), (\d+)\) on core (\d+), warp (\d+), thread (\d+))");
+  int seen = 0;
+  std::set<std::string> cores;
+  for (const std::string& line : lines_of(r.output)) {
+    std::smatch m;
+    if (line.find("hello from") == std::string::npos) continue;
+    ASSERT_TRUE(std::regex_match(line, m, greeting)) << line;
+    EXPECT_EQ(m[1].str(), m[5].str()) << line;                                     // the label's core
+    EXPECT_EQ(std::stoi(m[2]), (std::stoi(m[6]) * 32 + std::stoi(m[7])) % 64) << line;  // hart id % 64
+    cores.insert(m[1].str());
+    ++seen;
+  }
+  EXPECT_EQ(seen, 15);
+  EXPECT_EQ(cores, (std::set<std::string>{"0", "1"})) << r.output;
+  // One core keeps Vortex's own "#SLOT: ".
+  const ProcessResult one = sim_run({kernel});
+  EXPECT_THAT(one.output, ::testing::ContainsRegex("\n#[0-9]+: hello from task"));
+}
+
+// --trace writes one line per executed warp instruction; --pc-profile ranks the PCs and names
+// their source lines (from the .elf beside the .vxbin).
+TEST_F(SimCli, TraceAndPcProfile) {
+  const std::string source = write_source("hot_loop.c",
+                                          "volatile int sink;\n"
+                                          "int main(void) {\n"
+                                          "  int acc = 0;\n"
+                                          "  for (int i = 0; i < 3000; ++i) acc += i * (acc | 3);\n"
+                                          "  sink = acc;\n"
+                                          "  return 0;\n"
+                                          "}\n");
+  ASSERT_EQ(cc({source, "-O", "1", "-o", path("hot_loop.vxbin")}).status, 0);
+  const std::string trace = path("hot_loop.trace");
+  const ProcessResult json = run_stdout(kCli + " sim run " + path("hot_loop.vxbin") + " --json --pc-profile --pc-top 5 --trace " + trace);
+  ASSERT_EQ(json.status, 0) << json.output;
+  const auto doc = nlohmann::json::parse(json.output);
+  // The trace: every warp instruction, the first at the start-up address.
+  const auto trace_lines = lines_of(read_file(trace));
+  EXPECT_EQ(trace_lines.size(), doc["counters"]["warp_instructions"].get<std::size_t>());
+  ASSERT_FALSE(trace_lines.empty());
+  EXPECT_THAT(trace_lines.front(), ::testing::StartsWith("c0 w0 80000000 m00000001  "));
+  // The profile: five PCs, hottest first, all in the loop on line 4, each run 3000 times.
+  const auto& hot = doc["pc_profile"]["hottest"];
+  ASSERT_EQ(hot.size(), 5u);
+  EXPECT_GT(doc["pc_profile"]["pcs"].get<int>(), 5);
+  for (std::size_t i = 0; i < hot.size(); ++i) {
+    if (i > 0) EXPECT_LE(hot[i]["thread_instructions"], hot[i - 1]["thread_instructions"]);
+    EXPECT_THAT(hot[i]["source"].get<std::string>(), ::testing::EndsWith("hot_loop.c:4")) << hot[i];
+    EXPECT_EQ(hot[i]["warp_instructions"], 3000) << hot[i];
+  }
+  // Text: the table after the run; a trace limit stops the file early and says so.
+  const ProcessResult text = sim_run({path("hot_loop.vxbin"), "--pc-profile", "--pc-top", "3", "--trace", trace,
+                                      "--trace-limit", "10"});
+  EXPECT_EQ(text.status, 0) << text.output;
+  EXPECT_THAT(text.output, HasSubstr("PC profile: the 3 hottest of"));
+  EXPECT_THAT(text.output, HasSubstr("hot_loop.c:4"));
+  EXPECT_THAT(text.output, HasSubstr("trace: 10 warp instructions written to " + trace + " (stopped at --trace-limit;"));
+  EXPECT_EQ(lines_of(read_file(trace)).size(), 10u);
+  EXPECT_EQ(sim_run({path("hot_loop.vxbin"), "--trace", path("no/such/dir/t.trace")}).status, 2);
 }
 
 TEST_F(SimCli, BadInputIsExitTwoWithAClearMessage) {

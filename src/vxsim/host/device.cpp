@@ -134,7 +134,9 @@ Device::Device(const Config& config, const std::optional<timing::TimingParams>& 
     console_text_ += line.text;
     console_text_ += '\n';
     switch (console_mode_) {
-      case ConsoleMode::kSlotPrefix: std::printf("#%u: %s\n", line.slot, line.text.c_str()); break;
+      case ConsoleMode::kSlotPrefix:
+        std::printf("%s: %s\n", console_label(line, sim_.config().cores).c_str(), line.text.c_str());
+        break;
       case ConsoleMode::kPlain: std::printf("%s\n", line.text.c_str()); break;
       case ConsoleMode::kSilent: break;
     }
