@@ -349,7 +349,9 @@ TEST_F(SimCli, TraceAndPcProfile) {
   ASSERT_EQ(hot.size(), 5u);
   EXPECT_GT(doc["pc_profile"]["pcs"].get<uint64_t>(), 5u);
   for (std::size_t i = 0; i < hot.size(); ++i) {
-    if (i > 0) EXPECT_LE(hot[i]["thread_instructions"].get<uint64_t>(), hot[i - 1]["thread_instructions"].get<uint64_t>());
+    if (i > 0) {
+      EXPECT_LE(hot[i]["thread_instructions"].get<uint64_t>(), hot[i - 1]["thread_instructions"].get<uint64_t>());
+    }
     EXPECT_THAT(hot[i]["source"].get<std::string>(), ::testing::EndsWith("hot_loop.c:4")) << hot[i].dump();
     EXPECT_EQ(hot[i]["warp_instructions"].get<uint64_t>(), 3000u) << hot[i].dump();
   }
