@@ -91,8 +91,9 @@ TEST(Seed, UsesTheDocumentedTileTheLaunchConfirms) {
     for (const auto& p : d.from_kernel_name) {
       EXPECT_NE(p.note.find("documented by the kernel name"), std::string::npos) << p.note;
       if (p.used) used[d.reference] = p.value;
-      if (p.key == "tile" && p.used)
+      if (p.key == "tile" && p.used) {
         EXPECT_EQ(std::to_string(d.tile.m) + "x" + std::to_string(d.tile.n) + "x" + std::to_string(d.tile.k), p.value);
+      }
     }
   }
   // pi0-1: cutlass_75_wmma_tensorop_bf16_s161616gemm_bf16_32x32_32x1: 32x32 tiles, 128 blocks for

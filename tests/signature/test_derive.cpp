@@ -356,7 +356,9 @@ TEST(DeriveFullList, TileAgreesWithItsOwnProblemAndNoOther) {
       const NameProperty* tile = k.name_reading.find("tile");
       const bool same_shape = other.problem.m == c.problem.m && other.problem.n == c.problem.n &&
                               other.problem.batch == c.problem.batch;
-      if (same_shape) EXPECT_NE(tile->check, Check::kContradicted) << c.benchmark << ": " << tile->check_note;
+      if (same_shape) {
+        EXPECT_NE(tile->check, Check::kContradicted) << c.benchmark << ": " << tile->check_note;
+      }
       if (other.benchmark == c.benchmark) agreeing += tile->check == Check::kAgrees;
       if (!same_shape && tile->check == Check::kAgrees) cross.insert(c.benchmark + " <- " + other.benchmark);
     }
