@@ -92,7 +92,7 @@ TEST_P(Examples, PrintfFromManyThreads) {
   const ProcessResult r = run_example("printf", {"-n", std::to_string(tasks)}, shape);
   expect_passed(r, "printf");
   static const std::regex task_line(
-      R"(#(\d+): task (\d+): core (\d+) warp (\d+) thread (\d+) value (-?\d+) scaled (-?\d+\.\d\d))");
+      R"(#(?:\d+\.)?(\d+): task (\d+): core (\d+) warp (\d+) thread (\d+) value (-?\d+) scaled (-?\d+\.\d\d))");
   static const std::regex input_line(R"(input (\d+): (-?\d+))");
   std::map<uint32_t, int> inputs;
   std::map<uint32_t, std::smatch> seen;
