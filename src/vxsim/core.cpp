@@ -160,7 +160,7 @@ void Core::load_slow(uint32_t addr, uint32_t lane, void* dst, uint32_t size) {
     if (addr >= kIoBaseAddr && addr < kIoBaseAddr + kIoConsoleSize) {
       throw Trap{FaultKind::kConsoleMisuse, "load from the IO console (it accepts byte stores only)", addr, lane, {}, {}};
     }
-    if (addr >= kIoMpmAddr && addr + size <= kIoMpmAddr + kIoMpmCoreStride * sim.config().cores) {
+    if (addr >= kIoMpmAddr && addr + size <= sim.io_end()) {
       std::memcpy(dst, io + addr, size);
       return;
     }
@@ -181,8 +181,9 @@ void Core::store_slow(uint32_t addr, uint32_t lane, const void* src, uint32_t si
       sim.console_put(id, addr - kIoBaseAddr, *static_cast<const uint8_t*>(src));
       return;
     }
-    if (addr >= kIoMpmAddr && addr + size <= kIoMpmAddr + kIoMpmCoreStride * sim.config().cores) {
+    if (addr >= kIoMpmAddr && addr + size <= sim.io_end()) {
       std::memcpy(io + addr, src, size);
+      if (addr < kIoExitCodeAddr + 4 && addr + size > kIoExitCodeAddr) sim.note_exit_store();
       return;
     }
     throw Trap{FaultKind::kUnmappedAccess, "store to an unmapped address (null page / IO hole below 0x10000)", addr, lane, {}, {}};

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "common/error.h"
 #include "vxsim/core.h"
@@ -23,9 +24,22 @@ std::string hex(uint32_t v) {
 }
 }  // namespace
 
+namespace {
+// Like SimX's memory, the IO block reads 0xbaadf00d until written (so counters a kernel never
+// stored read as Vortex's runtime would read them).
+std::vector<uint8_t> unwritten_io() {
+  std::vector<uint8_t> io(kUserBaseAddr);
+  for (size_t i = 0; i < io.size(); i += 4) {
+    const uint32_t word = 0xbaadf00du;
+    std::memcpy(&io[i], &word, 4);
+  }
+  return io;
+}
+}  // namespace
+
 struct Simulator::Internals {
   DecodeCache dcache;
-  std::vector<uint8_t> io = std::vector<uint8_t>(kUserBaseAddr, 0);
+  std::vector<uint8_t> io = unwritten_io();
   LineTable lines;
   bool stop_requested = false;
   uint32_t live_reservations = 0;
@@ -40,6 +54,7 @@ Simulator::Simulator(const Config& config) : config_(config), internals_(std::ma
   }
   core_counters_.resize(config_.cores);
   console_partial_.resize(static_cast<size_t>(kIoConsoleSize) * config_.cores);
+  io_end_ = kIoMpmAddr + kIoMpmCoreStride * config_.cores;
   memory_.set_write_listener([this](uint32_t addr, size_t size) { internals_->dcache.invalidate(addr, size); });
 }
 
@@ -158,13 +173,31 @@ bool Simulator::argument_pointer_read_as_null() const {
   return false;
 }
 
+void Simulator::write_io(uint32_t addr, const void* data, size_t size) {
+  if (addr < kIoMpmAddr || addr > kUserBaseAddr || size > kUserBaseAddr - addr) {
+    throw InputError("io", "address", "range [" + hex(addr) + ", +" + std::to_string(size) + ") is outside [" +
+                                          hex(kIoMpmAddr) + ", " + hex(kUserBaseAddr) + ")");
+  }
+  std::memcpy(internals_->io.data() + addr, data, size);
+}
+
+void Simulator::map_io(uint32_t end) {
+  if (end > kUserBaseAddr) throw InputError("io", "end", "expected at most " + hex(kUserBaseAddr) + ", got " + hex(end));
+  io_end_ = std::max(io_end_, end);
+}
+
+void Simulator::note_exit_store() {
+  if (run_exit_code_ != 0) return;
+  std::memcpy(&run_exit_code_, &internals_->io[kIoExitCodeAddr], 4);
+}
+
 std::string Simulator::disassemble(uint32_t word, uint32_t pc) { return vxsim::disassemble(word, pc); }
 
 RunResult Simulator::run() {
   if (startup_addr_ & 3) throw InputError("dcr", "STARTUP_ADDR", "must be 4-byte aligned, got " + hex(startup_addr_));
   console_lines_.clear();
   for (auto& p : console_partial_) p.clear();
-  std::fill(internals_->io.begin(), internals_->io.end(), uint8_t{0});
+  run_exit_code_ = 0;
   internals_->stop_requested = false;
   for (auto& c : cores_) c->reset(startup_addr_, startup_arg_);
   if (consumer_) consumer_->on_run_begin(config_);
@@ -301,7 +334,7 @@ RunResult Simulator::run() {
   }
   if (consumer_) consumer_->on_run_end(true);
   collect();
-  std::memcpy(&result.exit_code, &internals_->io[kIoExitCodeAddr], 4);
+  result.exit_code = run_exit_code_;
   result.warp_instructions = total_counters_.warp_instructions;
   result.thread_instructions = total_counters_.thread_instructions;
   return result;

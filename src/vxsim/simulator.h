@@ -49,7 +49,9 @@ struct ConsoleLine {
 std::string console_label(const ConsoleLine& line, uint32_t cores);
 
 struct RunResult {
-  int32_t exit_code = 0;        // the word at IO exit slot 0x88 (0 if never written)
+  // The first non-zero word a core stored to the IO exit slot 0x88 during this run, else 0
+  // (every core stores its code at exit, as in Vortex; a failure on any core is kept).
+  int32_t exit_code = 0;
   bool stopped_by_ecall = false;  // ECALL/EBREAK ended the run (SimX: deactivates all warps)
   uint64_t warp_instructions = 0;
   uint64_t thread_instructions = 0;
@@ -101,8 +103,15 @@ class Simulator {
   // Local memory of one core (host view, for tests and tools).
   std::span<uint8_t> local_memory(uint32_t core);
   // The IO block [0, 0x10000) as the last run left it: MPM words the kernel stored at
-  // 0x80 + 256 * core (vx_perf_dump) and the exit code at 0x88.
+  // 0x80 + 256 * core (its counters, stored at exit) and the exit code at 0x88. Like
+  // Vortex's memory it keeps its content from run to run.
   std::span<const uint8_t> io_block() const;
+  // Host writes into the IO block (a buffer vx_mem_reserve placed there, as SimX allows).
+  // InputError outside [0x80, 0x10000).
+  void write_io(uint32_t addr, const void* data, size_t size);
+  // Lets kernels load and store [0x80, end) of the IO block; by default they may use the
+  // counter blocks of the configured cores only.
+  void map_io(uint32_t end);
 
   // True when, in the last run, a kernel read its argument pointer (MSCRATCH, with a plain
   // csr_read) and got 0: it expected a host program to pass arguments.
@@ -120,6 +129,8 @@ class Simulator {
  private:
   friend class Core;
   void console_put(uint32_t core, uint32_t slot, uint8_t ch);
+  void note_exit_store();  // a kernel store touched the exit slot
+  uint32_t io_end() const { return io_end_; }
   void flush_console();
   ProgramInfo install(ProgramImage image, bool apply_acl);
 
@@ -128,6 +139,8 @@ class Simulator {
   uint32_t startup_addr_ = kStartupAddr;
   uint32_t startup_arg_ = 0;
   uint32_t mpm_class_ = 0;
+  uint32_t io_end_ = 0;           // kernels may access [kIoMpmAddr, io_end_)
+  int32_t run_exit_code_ = 0;     // first non-zero exit code of the current run
   std::vector<std::unique_ptr<Core>> cores_;
   std::vector<std::string> console_partial_;  // per core and slot: cores' lines never mix
   std::vector<ConsoleLine> console_lines_;

@@ -174,6 +174,25 @@ TEST(Run, IoBlockHoldsTheExitCode) {
   EXPECT_EQ(code, 7u);
 }
 
+TEST(Run, IoBlockIsUnwrittenMemoryUntilStoredAndKeptAcrossRuns) {
+  Simulator sim;
+  uint32_t word = 0;
+  std::memcpy(&word, sim.io_block().data() + 0x88, 4);
+  EXPECT_EQ(word, 0xbaadf00du) << "as SimX's memory before anything is written";
+  // A host write there (vx_mem_reserve of the IO area) survives a run that stores nothing else.
+  const uint32_t host_word = 0x12345678u;
+  sim.write_io(0x100, &host_word, 4);
+  sim.load_program(program_path("hello"));
+  EXPECT_EQ(sim.run().exit_code, 7);
+  std::memcpy(&word, sim.io_block().data() + 0x100, 4);
+  EXPECT_EQ(word, host_word);
+  std::memcpy(&word, sim.io_block().data() + 0x90, 4);
+  EXPECT_EQ(word, 0xbaadf00du) << "hello's start-up stores no counters";
+  EXPECT_THROW(sim.write_io(0x40, &host_word, 4), vxsynth::InputError) << "the console";
+  EXPECT_THROW(sim.write_io(0xFFFE, &host_word, 4), vxsynth::InputError) << "past the IO block";
+  EXPECT_THROW(sim.map_io(0x10001), vxsynth::InputError);
+}
+
 TEST(Run, TraceWriterAndPcProfile) {
   Simulator sim(make_config(1, 1, 1));
   std::ostringstream text;

@@ -5,6 +5,8 @@
 #include <VX_config.h>
 #include <VX_types.h>
 
+#include "vx_runtime.h"
+
 // Vortex warp-control instructions (vortex-isa.md §1.2).
 .macro VX_TMC mask
   .insn r 0x0B, 0, 0, x0, \mask, x0
@@ -23,7 +25,7 @@
 .endm
 
 // Per-hardware-thread registers of the Vortex memory map, for every active lane:
-//   gp = __global_pointer$, sp = STACK_BASE_ADDR - hartid * STACK_SIZE,
+//   gp = __global_pointer$, sp = STACK_BASE_ADDR - (hartid << STACK_LOG2_SIZE),
 //   tp = __vx_tls_base + hartid * __vx_tls_stride.
 // Clobbers t0, t1.
 .macro VX_SET_HART_REGS

@@ -4,8 +4,8 @@
 // kernel argument. Start-up gives every lane of every warp its gp, sp and tp and its copy
 // of the thread-local data, clears .bss once (core 0; the cores then meet on a global
 // barrier so no core's main() sees .bss half-cleared), runs the static constructors and
-// calls main() on lane 0 of warp 0 of every core. exit() stores the code and retires
-// the warp (vx_syscalls.c).
+// calls main() on lane 0 of warp 0 of every core. exit() stores the core's counters and the
+// exit code to the IO area and retires the warp (vx_syscalls.c).
 #include "vx_asm.h"
 
   .section .init, "ax"
@@ -31,10 +31,7 @@ _start:
 
   csrr t0, VX_CSR_CORE_ID
   bnez t0, 1f
-  // Core 0: no exit code yet; .bss to zero.
-  li t1, IO_MPM_EXITCODE
-  sw zero, 0(t1)
-  sw zero, 4(t1)
+  // Core 0: .bss to zero. (The exit slot is written only at exit, as in Vortex.)
   la a0, __bss_start
   la a2, _end
   sub a2, a2, a0

@@ -176,7 +176,8 @@ Buffer* Device::insert(uint32_t address, uint64_t size, int flags) {
   buffer->flags = flags;
   Buffer* raw = buffer.get();
   buffers_.emplace(address, std::move(buffer));
-  sim_.memory().set_access(address, size, access_of(flags));
+  // The IO block has no ACL (kernels may use what the host reserved there).
+  if (address >= kUserBaseAddr) sim_.memory().set_access(address, size, access_of(flags));
   return raw;
 }
 
@@ -204,10 +205,16 @@ Buffer* Device::reserve(uint64_t address, uint64_t size, int flags) {
   require_idle("vx_mem_reserve");
   check_flags("vx_mem_reserve", flags);
   if (size == 0) throw InputError("vx_mem_reserve", "size", "expected a size > 0");
-  if (address < kUserBaseAddr || address + size > (uint64_t{1} << 32) || address + size < address) {
+  // As SimX: anywhere in the 4 GiB space but the console, including the IO block's counter
+  // area (kernels may then use the reserved range; their counters and exit code are stored
+  // there at exit, as on Vortex). A range may not straddle the end of the IO block.
+  const bool in_io = address < kUserBaseAddr;
+  if (address < kIoMpmAddr || address + size > (uint64_t{1} << 32) || address + size < address ||
+      (in_io && address + size > kUserBaseAddr)) {
     throw InputError("vx_mem_reserve", "address",
-                     "range [" + hex(address) + ", " + hex(address + size) + ") must lie in [" + hex(kUserBaseAddr) +
-                         ", 0x100000000) (below is the IO block)");
+                     "range [" + hex(address) + ", " + hex(address + size) + ") must lie in [" + hex(kIoMpmAddr) +
+                         ", " + hex(kUserBaseAddr) + ") (the IO block after the console) or in [" +
+                         hex(kUserBaseAddr) + ", 0x100000000)");
   }
   for (const auto& [base, buffer] : buffers_) {
     if (base < address + size && address < uint64_t{base} + buffer->size) {
@@ -215,12 +222,13 @@ Buffer* Device::reserve(uint64_t address, uint64_t size, int flags) {
                       ") overlaps the buffer [" + hex(base) + ", " + hex(base + buffer->size) + ")");
     }
   }
+  if (in_io) sim_.map_io(static_cast<uint32_t>(address + size));
   return insert(static_cast<uint32_t>(address), size, flags);
 }
 
 void Device::free(Buffer* buffer) {
   require_idle("vx_mem_free");
-  sim_.memory().clear_access(buffer->address, buffer->size);
+  if (buffer->address >= kUserBaseAddr) sim_.memory().clear_access(buffer->address, buffer->size);
   buffers_.erase(buffer->address);
 }
 
@@ -237,6 +245,10 @@ void Device::copy_to(Buffer* buffer, const void* host, uint64_t offset, uint64_t
   check_range(buffer, offset, size, "vx_copy_to_dev");
   if (size == 0) return;
   if (host == nullptr) throw InputError("vx_copy_to_dev", "host_ptr", "expected a host pointer, got NULL");
+  if (buffer->address < kUserBaseAddr) {
+    sim_.write_io(static_cast<uint32_t>(buffer->address + offset), host, size);
+    return;
+  }
   sim_.memory().write(static_cast<uint32_t>(buffer->address + offset), host, size);
 }
 
@@ -245,6 +257,10 @@ void Device::copy_from(void* host, Buffer* buffer, uint64_t offset, uint64_t siz
   check_range(buffer, offset, size, "vx_copy_from_dev");
   if (size == 0) return;
   if (host == nullptr) throw InputError("vx_copy_from_dev", "host_ptr", "expected a host pointer, got NULL");
+  if (buffer->address < kUserBaseAddr) {
+    std::memcpy(host, sim_.io_block().data() + buffer->address + offset, size);
+    return;
+  }
   sim_.memory().read(static_cast<uint32_t>(buffer->address + offset), host, size);
 }
 
@@ -347,6 +363,17 @@ bool Device::wait(uint64_t timeout_ms) {
   }
   if (worker_.joinable()) worker_.join();
   return true;
+}
+
+uint64_t Device::stored_counter(uint32_t core, uint32_t slot) const {
+  if (core >= config().cores || slot >= 32) {
+    throw InputError("vx_mpm_query", "core/slot", "expected a core below " + std::to_string(config().cores) +
+                                                      " and a slot below 32, got " + std::to_string(core) + "/" +
+                                                      std::to_string(slot));
+  }
+  uint64_t value = 0;
+  std::memcpy(&value, sim_.io_block().data() + kIoMpmAddr + kIoMpmCoreStride * core + 8 * slot, 8);
+  return value;
 }
 
 void Device::dump_perf(std::FILE* stream) const {

@@ -101,6 +101,9 @@ class Device {
   // With a timing model: its counters summed over all launches (cycles add up).
   bool timed() const { return timing_ != nullptr; }
   const timing::TimingSummary& timing_total() const { return timing_total_; }
+  // Slot `slot` (CSR VX_CSR_MPM_BASE + slot) of the counter block `core` stored at its last
+  // exit, read from the IO block as Vortex's runtime reads it (vx_mpm_query).
+  uint64_t stored_counter(uint32_t core, uint32_t slot) const;
   void dump_perf(std::FILE* stream) const;
 
   void set_console_mode(ConsoleMode mode) { console_mode_ = mode; }

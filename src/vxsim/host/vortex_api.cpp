@@ -306,7 +306,9 @@ int vx_mpm_query(vx_device_h hdevice, uint32_t addr, uint32_t core_id, uint64_t*
                                 "expected a core below " + std::to_string(device->config().cores) + ", got " +
                                     std::to_string(core_id));
     }
-    const auto& counters = device->core_counters()[core_id];
+    if (device->timed() && (addr == VX_CSR_MINSTRET || addr == VX_CSR_MCYCLE)) {
+      // With a timing model: its totals (SimX's instruction count, the modelled cycles).
+      const auto& counters = device->core_counters()[core_id];
     switch (addr) {
       case VX_CSR_MINSTRET:
         // With a timing model, SimX's count (a WMMA as its micro-ops).
@@ -325,7 +327,17 @@ int vx_mpm_query(vx_device_h hdevice, uint32_t addr, uint32_t core_id, uint64_t*
       default:
         throw vxsynth::InputError("vx_mpm_query", "addr",
                                   "unsupported counter CSR " + std::to_string(addr) + " (supported: VX_CSR_MINSTRET)");
+      }
+      return 0;
     }
+    // As Vortex's runtime: the counter block the kernel's exit path stored for this core
+    // (vortex-rt's _exit), slot addr - VX_CSR_MPM_BASE.
+    if (addr < VX_CSR_MPM_BASE || addr > VX_CSR_MPM_BASE + 31) {
+      throw vxsynth::InputError("vx_mpm_query", "addr",
+                                "expected a counter CSR 0xB00..0xB1F (VX_CSR_MPM_BASE + slot), got " +
+                                    std::to_string(addr));
+    }
+    *value = device->stored_counter(core_id, addr - VX_CSR_MPM_BASE);
     return 0;
   });
 }
