@@ -1,7 +1,9 @@
 // Vortex 2.x machine constants used by the kernel runtime and by host programs.
 //
 // Values are the RV32 defaults of the Vortex 2.x configuration (docs: vortex-isa.md §3.1).
-// Macro names follow Vortex's generated VX_config.h so kernel sources move between trees.
+// Macro names follow Vortex's generated VX_config.h so kernel sources move between trees; it
+// defines no other names (tests/compat checks that), runtime-only constants live in
+// vortex-rt/src/vx_runtime.h.
 // Safe to include from C, C++ and assembly.
 #ifndef VX_CONFIG_H
 #define VX_CONFIG_H
@@ -15,23 +17,16 @@
 #define IO_COUT_ADDR        IO_BASE_ADDR
 #define IO_COUT_SIZE        64
 #define IO_MPM_ADDR         (IO_COUT_ADDR + IO_COUT_SIZE)
-#define IO_MPM_CORE_STRIDE  256
-// The exit code is slot 1 (8-byte slots) of a core's counter block; core 0's is the one hosts read.
-#define IO_MPM_EXITCODE     (IO_MPM_ADDR + 8)
 #define IO_END_ADDR         0x00010000
 #define USER_BASE_ADDR      IO_END_ADDR
-#define ALLOC_BASE_ADDR     USER_BASE_ADDR
 
 #define STARTUP_ADDR        0x80000000
 #define STACK_BASE_ADDR     0xFFFF0000
 #define STACK_LOG2_SIZE     13
-#define STACK_SIZE          (1 << STACK_LOG2_SIZE)
 
 #define LMEM_BASE_ADDR      STACK_BASE_ADDR
 #define LMEM_LOG_SIZE       14
-#define LMEM_SIZE           (1 << LMEM_LOG_SIZE)
 
 #define MEM_BLOCK_SIZE      64
-#define CACHE_LINE_SIZE     MEM_BLOCK_SIZE
 
 #endif  // VX_CONFIG_H

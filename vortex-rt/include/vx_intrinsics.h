@@ -36,6 +36,12 @@ extern "C" {
 
 #define VX_ALWAYS_INLINE inline __attribute__((always_inline))
 
+// Major opcodes of the RISC-V custom instruction spaces (Vortex uses CUSTOM0), for .insn.
+#define RISCV_CUSTOM0 0x0B
+#define RISCV_CUSTOM1 0x2B
+#define RISCV_CUSTOM2 0x5B
+#define RISCV_CUSTOM3 0x7B
+
 // ---- CSR access ----
 #define csr_read(csr) ({                                                        \
   size_t __r;                                                                   \
@@ -196,7 +202,6 @@ static VX_ALWAYS_INLINE int vx_hart_id(void) { return (int)csr_read(VX_CSR_MHART
 static VX_ALWAYS_INLINE int vx_num_threads(void) { return (int)csr_read(VX_CSR_NUM_THREADS); }
 static VX_ALWAYS_INLINE int vx_num_warps(void) { return (int)csr_read(VX_CSR_NUM_WARPS); }
 static VX_ALWAYS_INLINE int vx_num_cores(void) { return (int)csr_read(VX_CSR_NUM_CORES); }
-static VX_ALWAYS_INLINE size_t vx_local_mem_base(void) { return csr_read(VX_CSR_LOCAL_MEM_BASE); }
 
 // Orders this thread's memory accesses.
 static VX_ALWAYS_INLINE void vx_fence(void) {
@@ -206,5 +211,9 @@ static VX_ALWAYS_INLINE void vx_fence(void) {
 #ifdef __cplusplus
 }
 #endif
+
+// Helpers of this header only: Vortex's vx_intrinsics.h has no such names.
+#undef VX_ALWAYS_INLINE
+#undef VX_SHFL_PACK
 
 #endif  // VX_INTRINSICS_H

@@ -35,7 +35,7 @@ extern __thread uint32_t __local_group_id;
 extern uint32_t __warps_per_group;
 
 typedef void (*vx_kernel_func_cb)(void* arg);
-typedef void (*vx_serial_cb)(const void* arg);
+typedef void (*vx_serial_cb)(void* arg);  // Vortex 2.x: a non-const argument
 
 // Runs kernel_func(arg) once per thread of the grid on this core's share of the grid.
 // Call it from main() on every core. Returns 0, or -1 when the block has more threads than

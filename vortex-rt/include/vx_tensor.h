@@ -58,8 +58,12 @@ constexpr uint32_t max(uint32_t a, uint32_t b) { return a > b ? a : b; }
 template <uint32_t NT>
 struct wmma_config_t {
   static_assert(NT >= 1 && NT <= 32 && (NT & (NT - 1)) == 0, "threads per warp: a power of two up to 32");
+
+ private:  // not Vortex names
   static constexpr uint32_t NR = 8;
   static constexpr uint32_t tile_cap = NT * NR;
+
+ public:
   static constexpr uint32_t tileM = 1u << ((detail::log2(tile_cap) + 1) / 2);
   static constexpr uint32_t tileN = 1u << (detail::log2(tile_cap) / 2);
   static constexpr uint32_t tileK = tile_cap / detail::max(tileM, tileN);
@@ -105,11 +109,11 @@ struct wmma_context {
     memcpy(&u, &f, sizeof u);
     return u;
   }
+  static constexpr uint32_t elems_per_word = 32 / It::bits;  // input elements per register word
 
  public:
   using input_t = typename It::dtype;
   using output_t = typename Ot::dtype;
-  static constexpr uint32_t elems_per_word = 32 / It::bits;
   static constexpr uint32_t tileM = cfg::tileM;
   static constexpr uint32_t tileN = cfg::tileN;
   static constexpr uint32_t tileK = cfg::tileK * elems_per_word;  // in elements

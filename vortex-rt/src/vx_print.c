@@ -37,7 +37,7 @@ typedef struct {
   int written;
 } vprintf_job_t;
 
-static void vprintf_on_lane(const void* p) {
+static void vprintf_on_lane(void* p) {
   vprintf_job_t* job = (vprintf_job_t*)p;
   lock_console();
   job->written = vfprintf(stdout, job->format, *job->args);
@@ -68,7 +68,7 @@ typedef struct {
   int base;
 } putint_job_t;
 
-static void putint_on_lane(const void* p) {
+static void putint_on_lane(void* p) {
   const putint_job_t* job = (const putint_job_t*)p;
   char digits[34];
   unsigned magnitude = job->value < 0 && job->base == 10 ? 0u - (unsigned)job->value : (unsigned)job->value;
@@ -94,7 +94,7 @@ typedef struct {
   int precision;
 } putfloat_job_t;
 
-static void putfloat_on_lane(const void* p) {
+static void putfloat_on_lane(void* p) {
   const putfloat_job_t* job = (const putfloat_job_t*)p;
   lock_console();
   fprintf(stdout, "%.*f", job->precision, (double)job->value);

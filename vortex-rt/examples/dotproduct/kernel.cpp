@@ -1,5 +1,5 @@
 // Dot product with a per-block tree reduction in __local_mem and __syncthreads.
-#include <vx_branchless.h>
+#include "vx_branchless.h"  // vxsynth's (vortex-rt/extra): copy it along to build elsewhere
 #include <vx_spawn.h>
 
 #include "common.h"

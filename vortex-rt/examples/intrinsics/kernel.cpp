@@ -2,7 +2,7 @@
 // core: ids, thread masks, votes, shuffles, split/join, pred and tmc. One CTA of one warp
 // per warp slot; each lane records the checks it saw fail as bits; core 0 prints the names
 // of failed checks and returns how many failed (0 = all passed).
-#include <vx_branchless.h>
+#include "vx_branchless.h"  // vxsynth's (vortex-rt/extra): copy it along to build elsewhere
 #include <vx_print.h>
 #include <vx_spawn.h>
 
@@ -98,7 +98,7 @@ static void check_warp(void* arg) {
   vx_tmc((int)full);
   failed |= fail_if(tmc_marks[hart] != (int32_t)(lane == 0), kTmc);
 
-  failed |= fail_if(vx_local_mem_base() != LMEM_BASE_ADDR, kLocalMem);
+  failed |= fail_if(csr_read(VX_CSR_LOCAL_MEM_BASE) != LMEM_BASE_ADDR, kLocalMem);
   volatile uint32_t* local = reinterpret_cast<volatile uint32_t*>(__local_mem(32 * sizeof(uint32_t)));
   local[lane] = hart;
   failed |= fail_if(local[lane] != hart, kLocalMem);

@@ -1,6 +1,6 @@
 // y[i] = alpha * x[i] + y[i] over a 2-D grid of tasks (rows of 64 elements), so blockIdx.y
 // is exercised; the last row is partial and masked without a branch.
-#include <vx_branchless.h>
+#include "vx_branchless.h"  // vxsynth's (vortex-rt/extra): copy it along to build elsewhere
 #include <vx_spawn.h>
 
 #include "common.h"

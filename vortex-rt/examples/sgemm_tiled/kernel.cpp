@@ -4,7 +4,7 @@
 // Any size works: threads outside the matrix load zeros (masked indices and selects from
 // vx_branchless.h) and skip the store inside an explicit vx_split/vx_join, because GCC
 // inserts no divergence handling.
-#include <vx_branchless.h>
+#include "vx_branchless.h"  // vxsynth's (vortex-rt/extra): copy it along to build elsewhere
 #include <vx_spawn.h>
 
 #include "common.h"

@@ -11,7 +11,6 @@
 #include <unistd.h>
 #include <vortex.h>
 
-#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -106,13 +105,22 @@ static void cleanup() {
 }
 
 // Element conversions (round to nearest even, as the unit does).
-static uint16_t to_half(float f) { return std::bit_cast<uint16_t>(static_cast<_Float16>(f)); }
-static float from_half(uint32_t h) { return static_cast<float>(std::bit_cast<_Float16>(static_cast<uint16_t>(h))); }
+// std::bit_cast is C++20; Vortex's host flags are -std=c++17.
+template <typename To, typename From>
+static To bit_cast(const From& from) {
+  static_assert(sizeof(To) == sizeof(From), "same size");
+  To to;
+  std::memcpy(&to, &from, sizeof to);
+  return to;
+}
+
+static uint16_t to_half(float f) { return bit_cast<uint16_t>(static_cast<_Float16>(f)); }
+static float from_half(uint32_t h) { return static_cast<float>(bit_cast<_Float16>(static_cast<uint16_t>(h))); }
 static uint16_t to_bf16(float f) {
-  const uint32_t x = std::bit_cast<uint32_t>(f);
+  const uint32_t x = bit_cast<uint32_t>(f);
   return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1)) >> 16);
 }
-static float from_bf16(uint32_t b) { return std::bit_cast<float>((b & 0xffffu) << 16); }
+static float from_bf16(uint32_t b) { return bit_cast<float>((b & 0xffffu) << 16); }
 
 // The device's tile shape (vortex-isa.md §5.2: wmma_config_t<NT> with 8 registers a fragment).
 struct Tile {
@@ -159,7 +167,7 @@ static int run_format(int format, uint32_t nt) {
         const float v = dist(rng) * 4.0f;
         c[r * Np + col] = !fp_in ? (uint32_t)(int32_t)(rng() % 2001) - 1000u
                           : out16 ? (bf ? to_bf16(v) : to_half(v))
-                                  : std::bit_cast<uint32_t>(v);
+                                  : bit_cast<uint32_t>(v);
       }
     }
   }
@@ -230,7 +238,7 @@ static int run_format(int format, uint32_t nt) {
         exact = (double)sum;
         magnitude = 0;  // integers are exact
       } else if (!out16) {
-        float acc = std::bit_cast<float>(c0);
+        float acc = bit_cast<float>(c0);
         exact = acc;
         magnitude = std::fabs(acc);
         for (uint32_t k = 0; k < Kp; ++k) {
@@ -240,7 +248,7 @@ static int run_format(int format, uint32_t nt) {
           exact += (double)x * y;
           magnitude += std::fabs((double)x * y);
         }
-        model = std::bit_cast<uint32_t>(acc);
+        model = bit_cast<uint32_t>(acc);
       } else {
         uint32_t acc = c0;
         exact = value(c0);
@@ -254,7 +262,7 @@ static int run_format(int format, uint32_t nt) {
         }
         model = acc;
       }
-      const double got = !fp_in ? (double)(int32_t)actual : out16 ? value(actual) : std::bit_cast<float>(actual);
+      const double got = !fp_in ? (double)(int32_t)actual : out16 ? value(actual) : bit_cast<float>(actual);
       // Each of the Kp roundings is relative to a partial sum bounded by the magnitude.
       // fp16 results below 2^-14 are subnormal: an absolute 2^-25 each rounding.
       const double bound = (Kp + 1) * (u * magnitude + (format == kFp16Fp16 ? std::ldexp(1.0, -25) : 0.0));

@@ -8,7 +8,8 @@
 // VXSIM_THREADS (defaults 1, 4, 4 as Vortex), VXSIM_LOCAL_MEM (bytes per core, default
 // 16384) and VXSIM_MAX_INSTRS (warp-instruction budget per launch, 0 = none), or
 // vxsim_set_device_config() in vortex_vxsim.h. VORTEX_PROFILING=N sets the MPM class as in
-// Vortex. docs/vortex-kernels.md has the details.
+// Vortex. docs/vortex-kernels.md has the details, including where this library differs from
+// Vortex's (vx_ready_wait reports a failed kernel; Vortex's returns 0).
 #ifndef VORTEX_H
 #define VORTEX_H
 
@@ -16,6 +17,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+// Vortex's vortex.h includes VX_config.h (IO_MPM_ADDR and the rest of the memory map); the
+// VX_CSR_* names the counter queries take are in VX_types.h. Both are in vortex-rt/include:
+// `vxsynth sim flags --cflags` gives the include folders.
+#include <VX_config.h>
 #include <VX_types.h>
 
 #ifdef __cplusplus
@@ -50,7 +55,6 @@ typedef void* vx_buffer_h;
 #define VX_ISA_STD_Q              (1ull << 16)
 #define VX_ISA_STD_S              (1ull << 18)
 #define VX_ISA_STD_V              (1ull << 21)
-#define VX_ISA_STD_M              (1ull << 12)
 #define VX_ISA_ARCH(flags)        (1 << (((flags >> 30) & 0x3) + 4))
 #define VX_ISA_EXT_ICACHE         (1ull << (32 + 0))
 #define VX_ISA_EXT_DCACHE         (1ull << (32 + 1))
@@ -88,11 +92,17 @@ int vx_copy_from_dev(void* host_ptr, vx_buffer_h hbuffer, uint64_t src_offset, u
 
 // Kernel launch.
 int vx_start(vx_device_h hdevice, vx_buffer_h hkernel, vx_buffer_h harguments);
+// 0 when the kernel ended with exit code 0. Unlike Vortex's (which returns 0 once the kernel
+// stopped, whatever it did), non-zero on a fault (-1, report on stderr), on a non-zero exit
+// code (that code) or when it still runs after `timeout` ms. Portable programs read the exit
+// code as on Vortex: vx_mpm_query(dev, VX_CSR_MPM_RESERVED, 0, &v), low 32 bits.
 int vx_ready_wait(vx_device_h hdevice, uint64_t timeout);
 
 // Device configuration registers and performance counters.
 int vx_dcr_read(vx_device_h hdevice, uint32_t addr, uint32_t* value);
 int vx_dcr_write(vx_device_h hdevice, uint32_t addr, uint32_t value);
+// As Vortex's: slot addr - VX_CSR_MPM_BASE (0..31) of the counter block the kernel's exit path
+// stored for core_id (VX_CSR_MCYCLE, VX_CSR_MINSTRET, ...; slot 1 is the exit code).
 int vx_mpm_query(vx_device_h hdevice, uint32_t addr, uint32_t core_id, uint64_t* value);
 
 // Upload helpers.

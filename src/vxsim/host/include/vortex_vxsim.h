@@ -7,6 +7,10 @@
 
 #include "vortex.h"
 
+// The M extension's bit of VX_CAPS_ISA_FLAGS (Vortex's vortex.h names the other standard
+// extensions but not this one).
+#define VX_ISA_STD_M (1ull << 12)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
