@@ -1,7 +1,8 @@
 // vxsynth sim: the embedded Vortex simulator from the command line.
-//   sim cc SRC... -o OUT.vxbin   compile a kernel with vortex-rt (OUT.elf, OUT.dump beside it)
+//   sim cc SRC... -o OUT.vxbin   compile a kernel with vortex-rt (OUT.elf, OUT.bin, OUT.dump beside it)
 //   sim run KERNEL               run a standalone kernel (like Vortex's simx), exit with its code
 //   sim verify KERNEL.elf        check every split/join region of a kernel built elsewhere
+//   sim flags --cflags --libs    flags for a host program against vortex.h (like llvm-config)
 #include <algorithm>
 #include <cinttypes>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "refine/vortex_signature.h"
 #include "signature/signature.h"
 #include "vxsim/host/device.h"
+#include "vxsim/host/host_flags.h"
 #include "vxsim/host/kernel_build.h"
 #include "vxsim/program.h"
 #include "vxsim/simulator.h"
@@ -34,6 +36,12 @@ namespace fs = std::filesystem;
 
 struct CcOptions {
   vxsim::host::KernelBuildOptions build;
+};
+
+struct FlagsOptions {
+  bool cflags = false;
+  bool libs = false;
+  bool prefix = false;
 };
 
 struct RunOptions {
@@ -71,7 +79,25 @@ int run_verify(const std::string& path) {
 int run_cc(const CcOptions& o) {
   const auto result = vxsim::host::build_kernel(o.build);
   std::cout << "wrote " << result.vxbin << " (" << fs::file_size(result.vxbin) << " bytes), " << result.elf << ", "
-            << result.dump << "\n";
+            << result.bin << " (for SimX's standalone runner), " << result.dump << "\n";
+  return kExitOk;
+}
+
+int run_flags(const FlagsOptions& o) {
+  if (!o.cflags && !o.libs && !o.prefix) {
+    throw InputError("sim flags", "", "expected --cflags, --libs and/or --prefix");
+  }
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  const auto flags = vxsim::host::host_build_flags(ec ? "" : vxsim::host::installed_prefix_of(self.string()));
+  std::string line;
+  auto add = [&line](const std::vector<std::string>& words) {
+    for (const std::string& word : words) line += (line.empty() ? "" : " ") + word;
+  };
+  if (o.prefix) add({flags.prefix});
+  if (o.cflags) add(flags.cflags);
+  if (o.libs) add(flags.libs);
+  std::cout << line << "\n";
   return kExitOk;
 }
 
@@ -355,8 +381,10 @@ int run_kernel(const RunOptions& o) {
 }
 
 const CommandRegistrar reg(
-    "sim", "the embedded Vortex simulator: compile a kernel (sim cc), run a standalone kernel (sim run), check "
-    "split/join regions (sim verify)", 60,
+    "sim",
+    "the embedded Vortex simulator: compile a kernel (sim cc), run a standalone kernel (sim run), check "
+    "split/join regions (sim verify), host build flags (sim flags)",
+    60,
     [](CLI::App& sub) -> Runner {
       sub.require_subcommand(1);
       sub.footer("See docs/vortex-kernels.md for writing kernels and host programs.");
@@ -364,12 +392,18 @@ const CommandRegistrar reg(
       auto cc_options = std::make_shared<CcOptions>();
       CLI::App* cc = sub.add_subcommand(
           "cc", "compile kernel sources with clang and the vortex-divergence plugin (or riscv64-unknown-elf-gcc), "
-                "picolibc and vortex-rt into OUT.vxbin (OUT.elf and the disassembly OUT.dump beside it); the "
+                "picolibc and vortex-rt into OUT.vxbin (OUT.elf, the raw image OUT.bin that SimX's standalone runner "
+                "takes, and the disassembly OUT.dump beside it; the output folder is created if missing); the "
                 "split/join verifier checks the ELF");
       cc->add_option("SRC", cc_options->build.sources, "kernel sources: .c, .cpp/.cc/.cxx, .S")->required();
       cc->add_option("-o,--output", cc_options->build.output, "output .vxbin")->required();
-      cc->add_option("-I", cc_options->build.include_dirs, "include folder (repeatable)");
-      cc->add_option("-D", cc_options->build.defines, "preprocessor definition NAME or NAME=VALUE (repeatable)");
+      // One value per -I/-D, as a compiler takes them (-I DIR, -IDIR, -D NAME, -DNAME=VALUE), so
+      // that a source after them is not read as a second value.
+      cc->add_option("-I", cc_options->build.include_dirs, "include folder: -I DIR or -IDIR (repeatable)")
+          ->allow_extra_args(false);
+      cc->add_option("-D", cc_options->build.defines,
+                     "preprocessor definition: -D NAME[=VALUE] or -DNAME[=VALUE] (repeatable)")
+          ->allow_extra_args(false);
       cc->add_option("-O", cc_options->build.optimization, "optimization level: 0, 1, 2, 3, s, g")
           ->capture_default_str();
       cc->add_option("--runtime", cc_options->build.runtime_dir,
@@ -379,7 +413,9 @@ const CommandRegistrar reg(
                      "may diverge) or gcc (no divergence handling)");
       cc->add_option("--tool-prefix", cc_options->build.tool_prefix,
                      "cross tool prefix (default: $VXSYNTH_RISCV_PREFIX or riscv64-unknown-elf-)");
-      cc->add_option("--cflag", cc_options->build.extra_flags, "extra compiler flag for the kernel sources (repeatable)");
+      cc->add_option("--cflag", cc_options->build.extra_flags,
+                     "extra compiler flag for the kernel sources, as --cflag=-FLAG (repeatable)")
+          ->allow_extra_args(false);
       cc->add_flag("-v,--verbose", cc_options->build.verbose, "print each command");
       cc->add_flag("!--no-verify", cc_options->build.verify,
                    "skip the split/join verifier (only to study a broken binary: it may compute wrong answers)");
@@ -441,10 +477,23 @@ const CommandRegistrar reg(
       verify->footer("Exit codes: 0 every region well formed, 1 a broken region (each printed with function and "
                      "source line), 2 bad usage or a malformed file.");
 
-      return [cc, cc_options, run, run_options, verify, verify_path]() -> int {
+      auto flags_options = std::make_shared<FlagsOptions>();
+      CLI::App* flags = sub.add_subcommand(
+          "flags", "print the flags that build a host program against vortex.h and libvortex (like llvm-config): "
+                   "g++ main.cpp $(vxsynth sim flags --cflags --libs)");
+      flags->add_flag("--cflags", flags_options->cflags, "include folders of vortex.h, VX_config.h, VX_types.h");
+      flags->add_flag("--libs", flags_options->libs, "libvortex.a (simulator + host API) and what it needs");
+      flags->add_flag("--prefix", flags_options->prefix, "the install prefix (or the build folder)");
+      flags->footer(
+          "Paths are the install prefix's when this vxsynth is installed (cmake --install), else the source and "
+          "build folders'. The same flags: pkg-config vxsynth-vortex, CMake find_package(vxsynth) -> "
+          "vxsynth::vortex.");
+
+      return [cc, cc_options, run, run_options, verify, verify_path, flags, flags_options]() -> int {
         if (verify->parsed()) return run_verify(*verify_path);
         if (cc->parsed()) return run_cc(*cc_options);
         if (run->parsed()) return run_kernel(*run_options);
+        if (flags->parsed()) return run_flags(*flags_options);
         return kExitBadInput;
       };
     });

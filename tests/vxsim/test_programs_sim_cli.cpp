@@ -83,6 +83,55 @@ TEST_F(SimCli, CcWritesVxbinElfAndAnnotatedDump) {
   EXPECT_THAT(dump, HasSubstr("<vx_spawn_threads>:"));
 }
 
+// The raw image for SimX's standalone runner: the .vxbin without its header, loaded at
+// STARTUP_ADDR; a missing output folder is created.
+TEST_F(SimCli, CcWritesTheBinImageIntoANewFolder) {
+  const std::string out = path("new/deeper/hello.vxbin");
+  ASSERT_FALSE(fs::exists(path("new")));
+  const ProcessResult r = cc({std::string(VORTEX_RT_SOURCE_DIR) + "/examples/hello/kernel.cpp", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("hello.bin"));
+  std::ifstream vxbin(out, std::ios::binary), bin(path("new/deeper/hello.bin"), std::ios::binary);
+  const std::string v((std::istreambuf_iterator<char>(vxbin)), {}), b((std::istreambuf_iterator<char>(bin)), {});
+  ASSERT_GT(v.size(), 16u);
+  EXPECT_EQ(b, v.substr(16));
+  const ProcessResult run_it = sim_run({out, "--plain-console"});
+  EXPECT_EQ(run_it.status, 0) << run_it.output;
+
+  // An output path under an existing file cannot be made.
+  std::ofstream(path("plainfile")) << "x";
+  const ProcessResult blocked = cc({std::string(VORTEX_RT_SOURCE_DIR) + "/examples/hello/kernel.cpp", "-o",
+                                    path("plainfile/hello.vxbin")});
+  EXPECT_EQ(blocked.status, 2) << blocked.output;
+  EXPECT_THAT(blocked.output, HasSubstr("plainfile"));
+}
+
+// -D and -I take one value each, separate or attached, so a source after them stays a source.
+TEST_F(SimCli, DefineAndIncludeTakeOneValueInEitherForm) {
+  fs::create_directories(path("inc"));
+  std::ofstream(path("inc/answer.h")) << "#define ANSWER_BASE 40\n";
+  const std::string src = write_source(
+      "defines.c",
+      "#include <answer.h>\n"
+      "#ifndef EXTRA\n#error EXTRA is not defined\n#endif\n"
+      "int main(void) { return ANSWER_BASE + EXTRA + TWO - 44; }\n");
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"-D", "EXTRA=2", "-D", "TWO=2", "-I", path("inc"), src},
+           {"-DEXTRA=2", "-DTWO=2", "-I" + path("inc"), src},
+           {src, "-D", "TWO=2", "-DEXTRA=2", "-I", path("inc")}}) {
+    std::vector<std::string> argv = args;
+    argv.insert(argv.end(), {"-o", path("defines.vxbin")});
+    const ProcessResult r = cc(argv);
+    ASSERT_EQ(r.status, 0) << r.output;
+    const ProcessResult ran = sim_run({path("defines.vxbin")});
+    EXPECT_EQ(ran.status, 0) << "40 + 2 + 2 - 44: " << ran.output;
+  }
+  // A flag-only -D NAME followed by the source: the source is not swallowed.
+  const std::string plain = write_source("plain.c", "#ifndef FLAG\n#error no FLAG\n#endif\nint main(void){return 0;}\n");
+  const ProcessResult r = cc({"-D", "FLAG", plain, "-o", path("plain.vxbin")});
+  EXPECT_EQ(r.status, 0) << r.output;
+}
+
 // hello uses only vx_spawn.h / vx_print.h names; every task greets once.
 TEST_F(SimCli, HelloRunsOnEveryShape) {
   const std::string kernel = built("hello");

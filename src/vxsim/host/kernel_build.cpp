@@ -17,6 +17,7 @@
 
 #include "common/error.h"
 #include "vxsim/host/kernel_flags.h"
+#include "vxsim/host/host_flags.h"
 #include "vxsim/host/vxbin.h"
 #include "vxsim/simulator.h"
 #include "vxsim/verify.h"
@@ -85,6 +86,14 @@ class TempDir {
 
 std::string default_runtime_dir() {
   if (const char* env = std::getenv("VXSYNTH_VORTEX_RT"); env != nullptr && *env != '\0') return env;
+  // An installed vxsynth carries vortex-rt in <prefix>/share/vxsynth/vortex-rt.
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::string prefix = installed_prefix_of(self.string());
+    const fs::path installed = fs::path(prefix) / "share" / "vxsynth" / "vortex-rt";
+    if (!prefix.empty() && fs::is_regular_file(installed / "include" / "vx_spawn.h", ec)) return installed.string();
+  }
   return VXSYNTH_VORTEX_RT_DIR;
 }
 
@@ -169,13 +178,21 @@ KernelBuildResult build_kernel(const KernelBuildOptions& options) {
 
   fs::path out_dir = output.parent_path();
   if (out_dir.empty()) out_dir = ".";
-  if (!fs::is_directory(out_dir)) throw InputError("sim cc", "-o", "output folder does not exist: " + out_dir.string());
+  {
+    std::error_code ec;
+    fs::create_directories(out_dir, ec);
+    if (ec || !fs::is_directory(out_dir)) {
+      throw InputError("sim cc", "-o", "cannot create the output folder " + out_dir.string() +
+                                           (ec ? ": " + ec.message() : std::string(" (a file has that name)")));
+    }
+  }
   TempDir temp(out_dir);
 
   KernelBuildResult result;
   result.vxbin = output.string();
   result.elf = fs::path(output).replace_extension(".elf").string();
   result.dump = fs::path(output).replace_extension(".dump").string();
+  result.bin = fs::path(output).replace_extension(".bin").string();
 
   auto run_step = [&](const std::vector<std::string>& argv, const std::string& what) {
     if (options.verbose) std::fprintf(stderr, "%s\n", join_command(argv).c_str());
@@ -244,11 +261,12 @@ KernelBuildResult build_kernel(const KernelBuildOptions& options) {
     if (!report.ok()) {
       std::error_code ec;
       fs::remove(result.vxbin, ec);  // never leave a stale image that looks like this build
+      fs::remove(result.bin, ec);
       throw WorkError(report.to_string() + "\n(the ELF and its disassembly are kept: " + result.elf + ", " + result.dump +
                       "; `vxsynth sim verify` checks a kernel built elsewhere)");
     }
   }
-  write_vxbin_from_elf(result.elf, result.vxbin);
+  write_images_from_elf(result.elf, result.vxbin, result.bin);
   return result;
 }
 

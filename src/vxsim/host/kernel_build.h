@@ -1,7 +1,8 @@
 // Builds a Vortex kernel from C/C++/assembly sources with Debian's clang and the
 // vortex-divergence plugin (or riscv64-unknown-elf-gcc), picolibc and vortex-rt, with the flags
 // of vortex-rt/cmake/VortexFlags.cmake (shared with vortex-rt/toolchain.cmake): the
-// `vxsynth sim cc` command. Produces OUT.vxbin plus OUT.elf and OUT.dump beside it.
+// `vxsynth sim cc` command. Produces OUT.vxbin plus OUT.elf, OUT.bin and OUT.dump beside it
+// (the output folder is created if missing).
 #pragma once
 
 #include "common/process.h"
@@ -29,6 +30,7 @@ struct KernelBuildResult {
   std::string vxbin;
   std::string elf;
   std::string dump;
+  std::string bin;  // the raw image SimX's standalone runner takes (`simx OUT.bin`)
   std::vector<std::vector<std::string>> commands;  // what ran, in order
 };
 

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "common/error.h"
+#include "vxsim/config.h"
 
 namespace vxsynth::vxsim::host {
 
@@ -37,12 +38,39 @@ std::vector<uint8_t> make_vxbin(const ProgramImage& image) {
   return out;
 }
 
+namespace {
+
+void write_file(const std::string& path, const uint8_t* data, size_t size) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw WorkError("cannot write " + path);
+  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  if (!out) throw WorkError("cannot write " + path);
+}
+
+}  // namespace
+
 void write_vxbin_from_elf(const std::string& elf_path, const std::string& vxbin_path) {
   const std::vector<uint8_t> vxbin = make_vxbin(parse_program_file(elf_path));
-  std::ofstream out(vxbin_path, std::ios::binary | std::ios::trunc);
-  if (!out) throw WorkError("cannot write " + vxbin_path);
-  out.write(reinterpret_cast<const char*>(vxbin.data()), static_cast<std::streamsize>(vxbin.size()));
-  if (!out) throw WorkError("cannot write " + vxbin_path);
+  write_file(vxbin_path, vxbin.data(), vxbin.size());
+}
+
+std::vector<uint8_t> make_bin(const ProgramImage& image) {
+  if (image.info.min_vma != vxsim::kStartupAddr) {
+    throw InputError(image.info.source, "min_vma",
+                     "a .bin is loaded at STARTUP_ADDR 0x80000000, but the image starts at " +
+                         std::to_string(image.info.min_vma));
+  }
+  std::vector<uint8_t> bin = make_vxbin(image);
+  bin.erase(bin.begin(), bin.begin() + 16);
+  return bin;
+}
+
+void write_images_from_elf(const std::string& elf_path, const std::string& vxbin_path, const std::string& bin_path) {
+  const ProgramImage image = parse_program_file(elf_path);
+  const std::vector<uint8_t> vxbin = make_vxbin(image);
+  write_file(vxbin_path, vxbin.data(), vxbin.size());
+  const std::vector<uint8_t> bin = make_bin(image);
+  write_file(bin_path, bin.data(), bin.size());
 }
 
 }  // namespace vxsynth::vxsim::host

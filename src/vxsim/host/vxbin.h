@@ -17,4 +17,10 @@ std::vector<uint8_t> make_vxbin(const ProgramImage& image);
 // Reads an ELF file and writes its .vxbin (WorkError when the output cannot be written).
 void write_vxbin_from_elf(const std::string& elf_path, const std::string& vxbin_path);
 
+// The raw .bin image that SimX's standalone runner loads at STARTUP_ADDR (`simx kernel.bin`):
+// the .vxbin without its 16-byte header. InputError unless the image starts at 0x80000000.
+std::vector<uint8_t> make_bin(const ProgramImage& image);
+// Reads an ELF file and writes its .vxbin and .bin.
+void write_images_from_elf(const std::string& elf_path, const std::string& vxbin_path, const std::string& bin_path);
+
 }  // namespace vxsynth::vxsim::host
