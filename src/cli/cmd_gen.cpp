@@ -182,7 +182,7 @@ int run_gen(const GenOptions& o) {
     if (o.run_sim) throw WorkError("--run-sim: " + files.vortex_skipped);
     return o.cuda_only ? kExitOk : kExitWorkFailed;
   }
-  std::cout << "wrote " << files.vortex_dir << "/ (common.h kernel.cpp main.cpp CMakeLists.txt Makefile data/)\n";
+  std::cout << "wrote " << files.vortex_dir << "/ (common.h kernel.cpp vx_branchless.h main.cpp CMakeLists.txt Makefile data/)\n";
   if (!o.run_sim) return kExitOk;
   refine::SimRunOptions sim;
   sim.verbose = o.verbose;

@@ -497,9 +497,9 @@ SRCS := $(SRC_DIR)/main.cpp
 
 VX_SRCS := $(SRC_DIR)/kernel.cpp
 
-# With Vortex's GCC toolchain instead of its LLVM (VX_CC/VX_CXX set to riscv*-gcc), keep GCC
-# from duplicating split/join regions, as `vxsynth sim cc` does.
-ifneq ($(findstring gcc,$(VX_CXX))$(findstring g++,$(VX_CXX)),)
+# With Vortex's GCC toolchain instead of its LLVM (make VX_CXX=.../riscv64-unknown-elf-g++ ...),
+# keep GCC from duplicating split/join regions, as `vxsynth sim cc` does.
+ifneq ($(filter %-gcc %-g++ gcc g++,$(notdir $(firstword $(VX_CXX)))),)
 VX_CFLAGS += )src"
     << gcc_kernel_flags() << R"src(
 endif
