@@ -17,6 +17,7 @@
 #include "refine/loop.h"
 #include "refine/record.h"
 #include "refine/replay.h"
+#include "refine/suite_run.h"
 
 namespace vxsynth::cli {
 namespace {
@@ -62,39 +63,12 @@ refine::Budget parse_budget(const std::string& text) {
 // deferred, run here from the CUDA outputs it kept (OUT/checks/<key>/); one line per check in
 // OUT/<chain>/deferred-checks.jsonl.
 int check_deferred(const std::string& out) {
-  namespace fs = std::filesystem;
-  if (!fs::is_directory(out)) throw InputError(out, "", "no such run folder");
-  if (!refine::vortex_toolchain_present()) {
-    throw WorkError("no Vortex kernel toolchain (riscv64-unknown-elf-gcc) here either: scripts/install-deps installs it");
-  }
-  int checked = 0, failed_kept = 0;
-  for (const auto& entry : fs::directory_iterator(out)) {
-    const fs::path records = entry.path() / "revisions.jsonl";
-    if (!fs::is_regular_file(records)) continue;
-    const fs::path result_path = entry.path() / "deferred-checks.jsonl";
-    std::set<int> done;
-    for (const auto& l : refine::read_records(result_path.string())) done.insert(l.value("revision", -1));
-    for (const auto& r : refine::read_records(records.string())) {
-      if (r["checks"]["candidate"].value("status", "") != "deferred") continue;
-      const int revision = r["revision"].get<int>();
-      if (done.count(revision)) continue;
-      const std::string key = r["key"].get<std::string>();
-      const auto [outcome, seconds] = refine::check_saved((fs::path(out) / "checks" / key).string(),
-                                                         (fs::path(out) / "work" / "deferred").string());
-      Json line{{"schema", schema_id("deferred-check", 1)}, {"chain", r["chain"]}, {"revision", revision},
-                {"key", key}, {"decision", r["decision"]}, {"candidate_check", outcome.to_json()}, {"sim_seconds", seconds}};
-      std::ofstream(result_path, std::ios::app) << dump_json(line, -1) << "\n";
-      const std::string decision = r["decision"].get<std::string>();
-      std::cout << r["chain"].get<std::string>() << " r" << revision << " (" << decision << "): candidate check "
-                << outcome.status << ", max abs error " << outcome.max_abs_error << ", worst/allowed " << outcome.worst_ratio
-                << (outcome.message.empty() ? "" : " -- " + outcome.message.substr(0, 200)) << "\n";
-      ++checked;
-      if (!outcome.passed() && (decision == "retained" || decision == "start")) ++failed_kept;
-    }
-  }
-  std::cout << checked << " deferred candidate check(s) run; " << failed_kept
-            << " retained revision(s) failed (their chains must be rerun from the revision before)\n";
-  return failed_kept == 0 ? kExitOk : kExitWorkFailed;
+  const auto s = refine::complete_deferred_checks(out, std::cout);
+  std::cout << s.checked << " deferred candidate check(s) run; " << s.failed_kept
+            << " retained revision(s) failed (their chains must be rerun from the revision before)";
+  if (s.missing) std::cout << "; " << s.missing << " without the CUDA output (not brought back from the GPU machine)";
+  std::cout << "\n";
+  return s.failed_kept == 0 ? kExitOk : kExitWorkFailed;
 }
 
 int run_refine(const RefineOptions& o) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "codegen/benchmark.h"
@@ -37,12 +38,20 @@ std::pair<CheckOutcome, double> check_saved(const std::string& saved_dir, const 
   // The Vortex side got the inputs of the same seed: check the bits are the same.
   const fs::path vdata = fs::path(work_dir) / ("sim-" + c.key) / "vortex" / "data";
   for (const auto& t : fs::directory_iterator(dir)) {
-    if (t.path().extension() != ".tensor") continue;
-    const std::string stem = t.path().stem().string();
+    // An input travels as the tensor file, or (large inputs brought back from a GPU machine)
+    // as the sha256 of that file: the Vortex side's file of the same seed must hash the same.
+    const std::string name = t.path().filename().string();
+    const bool digest = name.size() > 14 && name.substr(name.size() - 14) == ".tensor.sha256";
+    if (t.path().extension() != ".tensor" && !digest) continue;
+    const std::string stem = digest ? name.substr(0, name.size() - 14) : t.path().stem().string();
     if (stem == "y_candidate") continue;
     const fs::path mine = vdata / (stem + ".vxt");
     bool same = fs::exists(mine);
-    if (same) {
+    if (same && digest) {
+      std::string want;
+      std::ifstream(t.path()) >> want;
+      same = sha256_file(mine.string()) == want;
+    } else if (same) {
       const ops::Tensor a = ops::read_tensor_file(mine.string()), b = ops::read_tensor_file(t.path().string());
       same = a.dtype() == b.dtype() && a.shape() == b.shape();
       for (std::int64_t k = 0; same && k < a.numel(); ++k) same = a.bits(k) == b.bits(k);
@@ -217,6 +226,8 @@ std::vector<std::pair<CheckOutcome, double>> GpuEvaluator::candidate_check(const
       if (t.path().stem() != "y_vendor") fs::copy_file(t.path(), keep / t.path().filename(), fs::copy_options::overwrite_existing);
     }
     design::write_design((keep / "design.json").string(), batch[i].design);
+    // The CUDA source exactly as built and profiled: `suite lock` commits this file.
+    fs::copy_file(sources[i], keep / "candidate.cu", fs::copy_options::overwrite_existing);
     if (!batch[i].vortex_kernel.empty()) {
       fs::copy_file(batch[i].vortex_kernel, keep / "kernel.cpp", fs::copy_options::overwrite_existing);
     }

@@ -202,6 +202,13 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
           p->record.reason = "r" + std::to_string(kept->revision) + " of the same round fell further (D " + fmt(*kept->record.d) + ")";
         }
       }
+      if (kept != nullptr) {
+        // Every design the chain retained, by revision: `suite lock` commits the one it locks.
+        // Written before the record line, and again on --resume (same content).
+        const fs::path designs = fs::path(s.dir) / "designs";
+        fs::create_directories(designs);
+        design::write_design((designs / ("r" + std::to_string(kept->revision) + ".json")).string(), kept->candidate.design);
+      }
       for (auto* p : mine) {
         p->record.round = round_number;
         s.records.push_back(p->record);

@@ -1,0 +1,198 @@
+// vxsynth suite: the benchmark suite as a whole (docs/suite.md).
+//   suite plan   SUITE [--json]                 which references are benchmarks (merging those within noise)
+//   suite refine SUITE --out RUN [--resume] [--workers N] [--bench B ...] [refine options]
+//   suite lock   SUITE --run RUN [--bench B ...] each chain's best pair with both checks passed, into SUITE
+//   suite status SUITE [--json]                 the suite table
+//   suite run    SUITE [--jobs N] [--bench B ...] every locked Vortex benchmark on the embedded simulator
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "cli/command.h"
+#include "common/error.h"
+#include "common/json_io.h"
+#include "refine/suite.h"
+#include "refine/suite_run.h"
+
+namespace vxsynth::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SuiteOptions {
+  std::string suite, out, run, work;
+  double merge_below = refine::kReferenceNoiseD;
+  bool json = false, resume = false;
+  int workers = 0, jobs = 0;
+  std::vector<std::string> benches, starts, replay;
+  // Passed through to every worker's `vxsynth refine`.
+  std::string budget, retention, sim_check;
+  int width = 0, pair_after = 0;
+  std::uint64_t seed = 0;
+};
+
+std::string self_executable() { return fs::read_symlink("/proc/self/exe").string(); }
+
+int run_plan(const SuiteOptions& o) {
+  const auto plan = refine::plan_suite(o.suite, o.merge_below);
+  if (o.json) {
+    std::cout << dump_json(plan.to_json()) << "\n";
+    return kExitOk;
+  }
+  std::cout << plan.benchmarks.size() << " benchmark(s) in " << plan.dir << " (references within D " << plan.merge_below
+            << " of each other, same workload and operator, are one benchmark)\n";
+  for (const auto& b : plan.benchmarks) {
+    std::cout << "  " << b.name << "  share " << b.share << "  nearest other reference " << b.nearest << " (D " << b.nearest_d
+              << ")\n";
+    for (std::size_t i = 1; i < b.serves.size(); ++i) {
+      std::cout << "    serves also " << b.serves[i].folder << " (" << b.serves[i].shape << ", share " << b.serves[i].share
+                << ")\n";
+    }
+    if (b.serves.size() > 1) std::cout << "    largest D to a merged reference " << b.merge_d << "\n";
+  }
+  return kExitOk;
+}
+
+int run_refine_suite(const SuiteOptions& o) {
+  const auto plan = refine::plan_suite(o.suite, o.merge_below);
+  refine::SuiteRefineOptions ro;
+  ro.out = o.out;
+  ro.resume = o.resume;
+  ro.workers = o.workers;
+  ro.only = o.benches;
+  ro.self = self_executable();
+  ro.replay = !o.replay.empty();
+  for (const auto& s : o.starts) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos) throw InputError("--start", s, "expected BENCH=DESIGN.json");
+    ro.starts[s.substr(0, eq)] = s.substr(eq + 1);
+  }
+  for (const auto& r : o.replay) ro.refine_args.insert(ro.refine_args.end(), {"--replay", r});
+  if (!o.budget.empty()) ro.refine_args.insert(ro.refine_args.end(), {"--budget", o.budget});
+  if (!o.retention.empty()) ro.refine_args.insert(ro.refine_args.end(), {"--retention", o.retention});
+  if (!o.sim_check.empty()) ro.refine_args.insert(ro.refine_args.end(), {"--sim-check", o.sim_check});
+  if (o.width > 0) ro.refine_args.insert(ro.refine_args.end(), {"--width", std::to_string(o.width)});
+  if (o.pair_after > 0) ro.refine_args.insert(ro.refine_args.end(), {"--pair-after", std::to_string(o.pair_after)});
+  if (o.seed > 0) ro.refine_args.insert(ro.refine_args.end(), {"--seed", std::to_string(o.seed)});
+  const auto workers = refine::refine_suite(plan, ro, std::cout);
+  int failed = 0;
+  for (const auto& w : workers) failed += w.exit_code != 0;
+  std::cout << workers.size() << " worker(s), " << failed << " failed; records: " << o.out
+            << "/worker-<i>/<benchmark>/revisions.jsonl; lock the best pairs with `vxsynth suite lock " << o.suite
+            << " --run " << o.out << "`\n";
+  return failed == 0 ? kExitOk : kExitWorkFailed;
+}
+
+int run_lock(const SuiteOptions& o) {
+  if (o.run.empty()) throw InputError("--run", "", "required (a `suite refine` RUN folder or a `refine` OUT folder)");
+  const auto plan = refine::plan_suite(o.suite, o.merge_below);
+  const auto results = refine::lock_suite(plan, o.run, o.benches, std::cout);
+  // The plan travels with the locked files: status and run read the merges from it.
+  write_json_file((fs::path(o.suite) / "suite.json").string(), plan.to_json());
+  int locked = 0;
+  for (const auto& r : results) {
+    if (r.locked) {
+      ++locked;
+    } else {
+      std::cout << r.bench << ": not locked: " << r.why << "\n";
+    }
+  }
+  std::cout << locked << " of " << results.size() << " benchmark(s) locked into " << o.suite << "\n";
+  return kExitOk;
+}
+
+int run_status(const SuiteOptions& o) {
+  const auto plan = refine::plan_suite(o.suite, o.merge_below);
+  const Json status = refine::suite_status(plan);
+  if (o.json) {
+    std::cout << dump_json(status) << "\n";
+  } else {
+    std::cout << refine::format_suite_status(status);
+  }
+  return kExitOk;
+}
+
+int run_locked(const SuiteOptions& o) {
+  const auto plan = refine::plan_suite(o.suite, o.merge_below);
+  const std::string work = o.work.empty() ? "build/suite-run" : o.work;
+  const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const auto results = refine::run_locked_suite(plan, work, jobs, o.benches, std::cout);
+  int ran = 0, failed = 0;
+  double build = 0, run = 0;
+  for (const auto& r : results) {
+    if (r.detail == "not locked") continue;
+    ++ran;
+    failed += !r.passed;
+    build += r.build_seconds;
+    run += r.run_seconds;
+  }
+  std::cout << ran << " locked benchmark(s) run on the embedded simulator, " << failed << " failed; " << build
+            << " s building, " << run << " s simulating (summed over " << jobs << " parallel job(s))\n";
+  if (ran == 0) std::cout << "no benchmark is locked yet: `vxsynth suite refine` then `vxsynth suite lock` (docs/suite.md)\n";
+  return failed == 0 ? kExitOk : kExitWorkFailed;
+}
+
+const CommandRegistrar reg(
+    "suite", "the benchmark suite: plan (merge references within noise), refine every chain, lock the best pairs, "
+             "status table, run the locked Vortex benchmarks",
+    65, [](CLI::App& sub) -> Runner {
+      sub.require_subcommand(1);
+      auto o = std::make_shared<SuiteOptions>();
+      auto common = [o](CLI::App* c) {
+        c->add_option("SUITE", o->suite, "suite folder of references, e.g. suite/vx-robotics/h200")->required();
+        c->add_option("--merge-below", o->merge_below,
+                      "references of one workload and operator closer than this D are one benchmark")
+            ->capture_default_str();
+      };
+      CLI::App* plan = sub.add_subcommand("plan", "which references are benchmarks, and the D to each one's nearest neighbour");
+      common(plan);
+      plan->add_flag("--json", o->json, "print vxsynth.suite-plan/1");
+
+      CLI::App* refine = sub.add_subcommand(
+          "refine", "refine every benchmark's chain in one run: one `vxsynth refine` worker per GPU, resumable");
+      common(refine);
+      refine->add_option("--out", o->out, "run folder (suite-run.json, worker-<i>/, worker-<i>.runN.log)")->required();
+      refine->add_flag("--resume", o->resume, "continue the run in --out (each worker resumes its chains)");
+      refine->add_option("--workers", o->workers, "workers (default: one per visible GPU; replay: 1)");
+      refine->add_option("--bench", o->benches, "refine only these benchmarks (repeatable)");
+      refine->add_option("--start", o->starts, "BENCH=DESIGN.json: a start other than the seed (give one for every benchmark)");
+      refine->add_option("--budget", o->budget, "per worker: revisions=N (per chain), device=SECONDS, rounds=N");
+      refine->add_option("--retention", o->retention, "averaged | single (see vxsynth refine)");
+      refine->add_option("--width", o->width, "proposals per chain per round");
+      refine->add_option("--pair-after", o->pair_after, "reverted single moves before two are combined");
+      refine->add_option("--seed", o->seed, "input seed of the checks (0 = fresh)");
+      refine->add_option("--replay", o->replay, "answer from evaluation stores instead of the GPU (tests)");
+      refine->add_option("--sim-check", o->sim_check, "replay: run | skip the candidate check");
+
+      CLI::App* lock = sub.add_subcommand(
+          "lock", "lock each chain's best revision whose source and candidate checks passed into the suite folder");
+      common(lock);
+      lock->add_option("--run", o->run, "the suite refine RUN folder (or one refine OUT folder)")->required();
+      lock->add_option("--bench", o->benches, "lock only these benchmarks (repeatable)");
+
+      CLI::App* status = sub.add_subcommand("status", "the suite table: shares, checks, seed and final D per benchmark");
+      common(status);
+      status->add_flag("--json", o->json, "print vxsynth.suite-status/1");
+
+      CLI::App* run = sub.add_subcommand(
+          "run", "build every locked Vortex benchmark and run it at its profiled shape on the embedded simulator, checked");
+      common(run);
+      run->add_option("--jobs", o->jobs, "benchmarks at once (default: all cores)");
+      run->add_option("--work", o->work, "build folder (default build/suite-run)");
+      run->add_option("--bench", o->benches, "run only these benchmarks (repeatable)");
+
+      sub.footer("Exit codes: 0 success, 1 the work failed (a worker, a benchmark's check), 2 bad usage or bad input.");
+      return [o, plan, refine, lock, status, run]() -> int {
+        if (plan->parsed()) return run_plan(*o);
+        if (refine->parsed()) return run_refine_suite(*o);
+        if (lock->parsed()) return run_lock(*o);
+        if (status->parsed()) return run_status(*o);
+        if (run->parsed()) return run_locked(*o);
+        return kExitBadInput;
+      };
+    });
+
+}  // namespace
+}  // namespace vxsynth::cli

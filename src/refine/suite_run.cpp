@@ -1,0 +1,633 @@
+#include "refine/suite_run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <mutex>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+#include "codegen/benchmark.h"
+#include "common/error.h"
+#include "design/design_point.h"
+#include "gpu/process.h"
+#include "ops/equivalence.h"
+#include "refine/gpu_evaluator.h"
+#include "refine/record.h"
+#include "refine/sim_run.h"
+#include "signature/metrics.h"
+
+namespace vxsynth::refine {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Json tolerance_json(const ops::Tolerance& t) {
+  return {{"atol", t.atol}, {"rtol", t.rtol}, {"max_bias", t.max_bias}, {"exact", t.exact}};
+}
+
+// RUN/suite-run.json: which worker owns which chain, fixed on the first run so --resume finds
+// every chain where it was.
+const char* kRunFile = "suite-run.json";
+
+std::vector<SuiteWorker> read_workers(const fs::path& run) {
+  const std::string file = (run / kRunFile).string();
+  const Json j = read_json_file(file);
+  if (j.value("schema", "") != schema_id("suite-run", 1)) {
+    throw InputError(file, "schema", "expected \"" + schema_id("suite-run", 1) + "\"");
+  }
+  std::vector<SuiteWorker> workers;
+  for (const auto& w : j.at("workers")) {
+    SuiteWorker s;
+    s.index = w.at("index").get<int>();
+    s.gpu = w.at("gpu").get<std::string>();
+    s.dir = (run / w.at("dir").get<std::string>()).string();
+    s.chains = w.at("chains").get<std::vector<std::string>>();
+    workers.push_back(s);
+  }
+  return workers;
+}
+
+// The refine folder holding a chain: a suite run's worker folder, or `run` itself when it is
+// a single `vxsynth refine` OUT folder.
+std::string chain_folder(const fs::path& run, const std::string& chain) {
+  if (fs::is_regular_file(run / kRunFile)) {
+    for (const auto& w : read_workers(run)) {
+      if (std::find(w.chains.begin(), w.chains.end(), chain) != w.chains.end()) return w.dir;
+    }
+    return "";
+  }
+  return fs::is_regular_file(run / chain / "revisions.jsonl") ? run.string() : "";
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream ss;
+  ss << std::fixed << std::setprecision(digits) << v;
+  return ss.str();
+}
+
+// Column-friendly metric names for the table.
+std::string short_metric(const std::string& key) {
+  static const std::map<std::string, std::string> names = {
+      {"l1_hit_rate", "L1"}, {"l2_hit_rate", "L2"}, {"coalescing", "coal"}, {"compute_throughput", "SM"},
+      {"tensor_utilization", "TC"}, {"atomics_per_instruction", "atom"}, {"arithmetic_intensity", "AI"},
+      {"dram_bandwidth", "DRAM"}, {"active_lane_fraction", "lanes"}, {"occupancy", "occ"}};
+  const auto it = names.find(key);
+  return it == names.end() ? key : it->second;
+}
+
+std::string short_precision(const std::string& math) {
+  if (math == "bfloat16") return "bf16";
+  if (math == "float16") return "fp16";
+  return math;
+}
+
+}  // namespace
+
+std::vector<std::string> visible_gpus() {
+  std::vector<std::string> gpus;
+  if (const char* env = std::getenv("CUDA_VISIBLE_DEVICES"); env != nullptr) {
+    std::stringstream ss(env);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      if (!item.empty()) gpus.push_back(item);
+    }
+    return gpus;
+  }
+  const std::string smi = gpu::find_on_path("nvidia-smi");
+  if (smi.empty()) return gpus;
+  const fs::path out = fs::temp_directory_path() / ("vxsynth-gpus-" + std::to_string(::getpid()) + ".txt");
+  gpu::ProcessOptions po;
+  po.stdout_path = out.string();
+  po.stderr_path = "/dev/null";
+  po.timeout_seconds = 60;
+  if (gpu::run_process({smi, "--query-gpu=index", "--format=csv,noheader"}, po).exit_code == 0) {
+    std::istringstream in(read_text(out));
+    std::string line;
+    while (std::getline(in, line)) {
+      line.erase(std::remove_if(line.begin(), line.end(), ::isspace), line.end());
+      if (!line.empty()) gpus.push_back(line);
+    }
+  }
+  std::error_code ec;
+  fs::remove(out, ec);
+  return gpus;
+}
+
+std::vector<SuiteWorker> refine_suite(const SuitePlan& plan, const SuiteRefineOptions& o, std::ostream& progress) {
+  if (o.out.empty()) throw InputError("--out", "", "required (the run folder)");
+  const fs::path run = o.out;
+  for (const auto& [bench, design] : o.starts) {
+    if (std::none_of(plan.benchmarks.begin(), plan.benchmarks.end(), [&](const auto& b) { return b.name == bench; })) {
+      throw InputError("--start", bench, "no such benchmark in " + plan.dir);
+    }
+  }
+  std::vector<const SuiteBenchmark*> chosen;
+  for (const auto& b : plan.benchmarks) {
+    if (o.only.empty() || std::find(o.only.begin(), o.only.end(), b.name) != o.only.end()) chosen.push_back(&b);
+  }
+  for (const auto& name : o.only) {
+    if (std::none_of(chosen.begin(), chosen.end(), [&](const auto* b) { return b->name == name; })) {
+      throw InputError("--bench", name, "not a benchmark of " + plan.dir + " (merged references are refined through their benchmark)");
+    }
+  }
+  std::vector<SuiteWorker> workers;
+  if (fs::is_regular_file(run / kRunFile)) {
+    if (!o.resume) throw InputError(o.out, "", "holds a suite run already: give --resume to continue it, or another --out");
+    workers = read_workers(run);
+    std::set<std::string> had, want;
+    for (const auto& w : workers) had.insert(w.chains.begin(), w.chains.end());
+    for (const auto* b : chosen) want.insert(b->name);
+    if (had != want) {
+      throw InputError((run / kRunFile).string(), "workers",
+                       "the run's chains differ from the suite's benchmarks now (the suite or --bench changed): start a new --out");
+    }
+  } else {
+    std::vector<std::string> gpus;
+    int n = o.workers;
+    if (!o.replay) {
+      gpus = visible_gpus();
+      if (gpus.empty()) throw WorkError("no GPU visible (nvidia-smi lists none): `vxsynth suite refine` profiles on the GPU, or give --replay STORE");
+      if (n == 0 || n > static_cast<int>(gpus.size())) n = static_cast<int>(gpus.size());
+    } else if (n == 0) {
+      n = 1;
+    }
+    n = std::max(1, std::min<int>(n, static_cast<int>(chosen.size())));
+    // Chains dealt out by share (largest first), so each worker gets a similar mix.
+    std::vector<const SuiteBenchmark*> by_share = chosen;
+    std::stable_sort(by_share.begin(), by_share.end(), [](const auto* a, const auto* b) { return a->share > b->share; });
+    workers.resize(n);
+    for (int i = 0; i < n; ++i) {
+      workers[i].index = i;
+      workers[i].gpu = gpus.empty() ? "" : gpus[i];
+      workers[i].dir = (run / ("worker-" + std::to_string(i))).string();
+    }
+    for (std::size_t k = 0; k < by_share.size(); ++k) workers[k % n].chains.push_back(by_share[k]->name);
+    fs::create_directories(run);
+    Json ws = Json::array();
+    for (const auto& w : workers) {
+      ws.push_back({{"index", w.index}, {"gpu", w.gpu}, {"dir", fs::path(w.dir).filename().string()}, {"chains", w.chains}});
+    }
+    write_json_file((run / kRunFile).string(),
+                    {{"schema", schema_id("suite-run", 1)}, {"plan", plan.to_json()}, {"workers", ws}, {"refine_args", o.refine_args}});
+  }
+  std::mutex mu;
+  std::vector<std::thread> threads;
+  for (auto& w : workers) {
+    std::vector<std::string> argv = {o.self, "refine", "--out", w.dir};
+    for (const auto& chain : w.chains) {
+      const auto it = std::find_if(plan.benchmarks.begin(), plan.benchmarks.end(), [&](const auto& b) { return b.name == chain; });
+      argv.insert(argv.end(), {"--reference", it->reference});
+      if (!o.starts.empty()) {
+        const auto s = o.starts.find(chain);
+        if (s == o.starts.end()) throw InputError("--start", chain, "give a start for every benchmark refined, or none");
+        argv.insert(argv.end(), {"--start", s->second});
+      }
+    }
+    argv.insert(argv.end(), o.refine_args.begin(), o.refine_args.end());
+    if (o.resume && fs::exists(fs::path(w.dir))) argv.push_back("--resume");
+    int attempt = 1;
+    while (fs::exists(run / ("worker-" + std::to_string(w.index) + ".run" + std::to_string(attempt) + ".log"))) ++attempt;
+    w.log = (run / ("worker-" + std::to_string(w.index) + ".run" + std::to_string(attempt) + ".log")).string();
+    progress << "worker " << w.index << (w.gpu.empty() ? "" : " (GPU " + w.gpu + ")") << ": " << w.chains.size()
+             << " chain(s), log " << w.log << "\n";
+    threads.emplace_back([&w, argv, &mu, &progress] {
+      gpu::ProcessOptions po;
+      po.stdout_path = w.log;
+      po.stderr_path = w.log;
+      if (!w.gpu.empty()) po.extra_env.push_back("CUDA_VISIBLE_DEVICES=" + w.gpu);
+      const auto start = std::chrono::steady_clock::now();
+      const auto r = gpu::run_process(argv, po);
+      w.exit_code = r.exit_code;
+      w.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::lock_guard<std::mutex> lock(mu);
+      progress << "worker " << w.index << " finished: exit " << w.exit_code << " after " << fixed(w.seconds, 1) << " s\n";
+      progress.flush();
+    });
+  }
+  progress.flush();
+  for (auto& t : threads) t.join();
+  return workers;
+}
+
+DeferredSummary complete_deferred_checks(const std::string& out, std::ostream& progress, const std::vector<std::string>& only_keys) {
+  if (!fs::is_directory(out)) throw InputError(out, "", "no such run folder");
+  DeferredSummary s;
+  bool toolchain_checked = false;
+  for (const auto& entry : fs::directory_iterator(out)) {
+    const fs::path records = entry.path() / "revisions.jsonl";
+    if (!fs::is_regular_file(records)) continue;
+    const fs::path result_path = entry.path() / "deferred-checks.jsonl";
+    std::set<int> done;
+    for (const auto& l : read_records(result_path.string())) done.insert(l.value("revision", -1));
+    for (const auto& r : read_records(records.string())) {
+      if (r["checks"]["candidate"].value("status", "") != "deferred") continue;
+      const int revision = r["revision"].get<int>();
+      const std::string key = r["key"].get<std::string>();
+      if (done.count(revision)) continue;
+      if (!only_keys.empty() && std::find(only_keys.begin(), only_keys.end(), key) == only_keys.end()) continue;
+      const fs::path saved = fs::path(out) / "checks" / key;
+      if (!fs::is_regular_file(saved / "y_candidate.tensor")) {
+        ++s.missing;
+        continue;
+      }
+      if (!toolchain_checked) {
+        if (!vortex_toolchain_present()) {
+          throw WorkError("no Vortex kernel toolchain (riscv64-unknown-elf-gcc) here either: scripts/install-deps installs it");
+        }
+        toolchain_checked = true;
+      }
+      const auto [outcome, seconds] = check_saved(saved.string(), (fs::path(out) / "work" / "deferred").string());
+      Json line{{"schema", schema_id("deferred-check", 1)}, {"chain", r["chain"]}, {"revision", revision},
+                {"key", key}, {"decision", r["decision"]}, {"candidate_check", outcome.to_json()}, {"sim_seconds", seconds}};
+      std::ofstream(result_path, std::ios::app) << dump_json(line, -1) << "\n";
+      const std::string decision = r["decision"].get<std::string>();
+      progress << r["chain"].get<std::string>() << " r" << revision << " (" << decision << "): candidate check "
+               << outcome.status << ", max abs error " << outcome.max_abs_error << ", worst/allowed " << outcome.worst_ratio
+               << (outcome.message.empty() ? "" : " -- " + outcome.message.substr(0, 200)) << "\n";
+      ++s.checked;
+      if (!outcome.passed() && (decision == "retained" || decision == "start")) ++s.failed_kept;
+    }
+  }
+  return s;
+}
+
+std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run_dir, const std::vector<std::string>& benches,
+                                   std::ostream& progress) {
+  const fs::path run = run_dir;
+  if (!fs::is_directory(run)) throw InputError(run_dir, "", "no such run folder");
+  for (const auto& name : benches) {
+    if (std::none_of(plan.benchmarks.begin(), plan.benchmarks.end(), [&](const auto& b) { return b.name == name; })) {
+      throw InputError("--bench", name, "not a benchmark of " + plan.dir);
+    }
+  }
+  std::vector<LockResult> results;
+  for (const auto& b : plan.benchmarks) {
+    if (!benches.empty() && std::find(benches.begin(), benches.end(), b.name) == benches.end()) continue;
+    LockResult lr;
+    lr.bench = b.name;
+    const std::string folder = chain_folder(run, b.name);
+    if (folder.empty()) {
+      lr.why = "no chain in " + run_dir;
+      results.push_back(lr);
+      continue;
+    }
+    const fs::path chain_dir = fs::path(folder) / b.name;
+    const auto lines = read_records((chain_dir / "revisions.jsonl").string());
+    // Candidates to lock, best D first: the start and retained revisions whose source check passed.
+    std::vector<const Json*> kept;
+    for (const auto& l : lines) {
+      const std::string decision = l.value("decision", "");
+      if ((decision == "start" || decision == "retained") && l["checks"]["source"].value("status", "") == "passed" &&
+          l.contains("d") && l["d"].is_number()) {
+        kept.push_back(&l);
+      }
+    }
+    std::stable_sort(kept.begin(), kept.end(), [](const Json* a, const Json* c) { return (*a)["d"].get<double>() < (*c)["d"].get<double>(); });
+    // Complete the deferred candidate checks of these revisions (here, where the toolchain is).
+    std::vector<std::string> keys;
+    for (const Json* l : kept) keys.push_back((*l)["key"].get<std::string>());
+    complete_deferred_checks(folder, progress, keys);
+    std::map<int, Json> deferred;
+    for (const auto& l : read_records((chain_dir / "deferred-checks.jsonl").string())) {
+      deferred[l.value("revision", -1)] = l["candidate_check"];
+    }
+    const Json* best = nullptr;
+    Json candidate_check;
+    std::vector<std::string> passed_over;
+    for (const Json* l : kept) {
+      const int rev = (*l)["revision"].get<int>();
+      Json cc = (*l)["checks"]["candidate"];
+      if (cc.value("status", "") == "deferred" && deferred.count(rev)) cc = deferred[rev];
+      if (cc.value("status", "") == "passed") {
+        best = l;
+        candidate_check = cc;
+        break;
+      }
+      passed_over.push_back("r" + std::to_string(rev) + " (candidate check " + cc.value("status", "?") +
+                            (cc.value("status", "") == "deferred" ? ": its CUDA output was not kept" : "") + ")");
+    }
+    if (best == nullptr) {
+      lr.why = "no revision with both checks passed";
+      for (const auto& p : passed_over) lr.why += "; " + p;
+      results.push_back(lr);
+      continue;
+    }
+    const Json& rec = *best;
+    const std::string key = rec["key"].get<std::string>();
+    const fs::path saved = fs::path(folder) / "checks" / key;
+    // The design: the loop keeps every retained one (designs/rN.json); a GPU run's check folder has it too.
+    fs::path design_file = chain_dir / "designs" / ("r" + std::to_string(rec["revision"].get<int>()) + ".json");
+    if (!fs::is_regular_file(design_file)) design_file = saved / "design.json";
+    if (!fs::is_regular_file(design_file)) {
+      lr.why = "r" + std::to_string(rec["revision"].get<int>()) + ": its design is in neither " +
+               (chain_dir / "designs").string() + " nor " + saved.string();
+      results.push_back(lr);
+      continue;
+    }
+    const design::DesignPoint d = design::read_design(design_file.string());
+    if (design::procedural_name(d) != rec.value("design", "")) {
+      lr.why = design_file.string() + ": design " + design::procedural_name(d) + " is not r" +
+               std::to_string(rec["revision"].get<int>()) + "'s (" + rec.value("design", "") + ")";
+      results.push_back(lr);
+      continue;
+    }
+    const fs::path dest = fs::path(plan.dir) / b.name;
+    // The files a lock writes; any of them from an earlier lock goes first (never the reference).
+    for (const char* old : {"design.json", "cuda", "vortex", "revisions.jsonl", "signature.json", "validation.json"}) {
+      fs::remove_all(dest / old);
+    }
+    codegen::BenchmarkOptions bo;
+    bo.write_data = false;
+    const auto files = codegen::write_benchmark(d, dest.string(), bo);
+    // The CUDA side that was profiled, byte for byte: the kept source when the GPU run saved it,
+    // else the regenerated one, which must hash the same.
+    const std::string want_sha = rec["sources"].value("cuda_sha256", "");
+    if (fs::is_regular_file(saved / "candidate.cu")) fs::copy_file(saved / "candidate.cu", files.cuda_source, fs::copy_options::overwrite_existing);
+    const std::string got_sha = sha256_file(files.cuda_source);
+    if (!want_sha.empty() && got_sha != want_sha) {
+      for (const char* old : {"design.json", "cuda", "vortex"}) fs::remove_all(dest / old);
+      lr.why = "the CUDA source generated now differs from the one profiled (sha256 " + got_sha.substr(0, 12) + " vs " +
+               want_sha.substr(0, 12) + "): the generator changed since the run; refine again";
+      results.push_back(lr);
+      continue;
+    }
+    fs::copy_file(chain_dir / "revisions.jsonl", dest / "revisions.jsonl", fs::copy_options::overwrite_existing);
+    if (fs::is_regular_file(chain_dir / "deferred-checks.jsonl")) {
+      fs::copy_file(chain_dir / "deferred-checks.jsonl", dest / "deferred-checks.jsonl", fs::copy_options::overwrite_existing);
+    }
+    // signature.json: the retained signature with every profile it is the mean of.
+    EvaluationStore store((fs::path(folder) / "evaluations").string());
+    const auto eval = store.get(key);
+    double device_seconds = 0;
+    int retained = 0;
+    for (const auto& l : lines) {
+      device_seconds += l.value("device_seconds", 0.0);
+      if (l.value("decision", "") == "retained") ++retained;
+    }
+    Json sig{{"schema", schema_id("locked-signature", 1)},
+             {"benchmark", b.name},
+             {"reference", fs::path(b.reference).filename().string()},
+             {"revision", rec["revision"]},
+             {"key", key},
+             {"design", rec["design"]},
+             {"signature", rec["signature"]},
+             {"profiles", rec["profiles"]},
+             {"distances", rec["distances"]},
+             {"d", rec["d"]},
+             {"seed_d", lines.front()["d"]},
+             {"retention", rec["retention"]},
+             {"nearest_reference", b.nearest},
+             {"nearest_reference_d", b.nearest_d},
+             {"revisions", static_cast<int>(lines.size()) - 1},
+             {"retained", retained},
+             {"device_seconds", device_seconds}};
+    if (eval) {
+      sig["profile_values"] = eval->to_json()["profiles"];
+      sig["origin"] = eval->origin;
+    }
+    write_json_file((dest / "signature.json").string(), sig);
+    // validation.json: both checks at the design's shape (the reference's profiled shape).
+    Json seed = nullptr;
+    if (fs::is_regular_file(saved / "check.json")) seed = read_json_file((saved / "check.json").string()).value("seed", Json());
+    Json val{{"schema", schema_id("validation", 1)},
+             {"benchmark", b.name},
+             {"revision", rec["revision"]},
+             {"key", key},
+             {"op", ops::op_spec_to_json(d.op)},
+             {"precision", {{"cuda", ops::to_string(d.op.precision)}, {"vortex", ops::to_string(d.op.vortex_precision)}}},
+             {"source_check", rec["checks"]["source"]},
+             {"source_tolerance", tolerance_json(ops::tolerance_for(d.op, ops::Check::source))},
+             {"candidate_check", candidate_check},
+             {"candidate_tolerance", tolerance_json(ops::tolerance_for(d.op, ops::Check::candidate))},
+             {"input_seed", seed},
+             {"cuda_sha256", got_sha},
+             // Whether the committed CUDA file is byte for byte the one evaluated (the record's digest).
+             {"cuda_source_verified", !want_sha.empty()}};
+    write_json_file((dest / "validation.json").string(), val);
+    lr.locked = true;
+    lr.revision = rec["revision"].get<int>();
+    lr.d = rec["d"].get<double>();
+    lr.why = "r" + std::to_string(lr.revision) + " D " + fixed(lr.d, 4) + " (seed D " + fixed(lines.front()["d"].get<double>(), 4) + ")";
+    if (!passed_over.empty()) {
+      lr.why += "; passed over";
+      for (const auto& p : passed_over) lr.why += " " + p;
+    }
+    results.push_back(lr);
+    progress << b.name << ": locked " << lr.why << "\n";
+  }
+  return results;
+}
+
+Json suite_status(const SuitePlan& plan) {
+  Json rows = Json::array();
+  std::vector<double> finals;
+  for (const auto& b : plan.benchmarks) {
+    const fs::path dir = fs::path(plan.dir) / b.name;
+    const Json ref = read_json_file(b.reference);
+    Json row{{"benchmark", b.name},
+             {"workload", b.serves.front().workload},
+             {"op", b.serves.front().op_kind},
+             {"shape", b.serves.front().shape},
+             {"share", b.share},
+             {"serves", Json::array()},
+             {"precision", short_precision(ref["op"].value("math", ""))},
+             {"nearest_reference", b.nearest},
+             {"nearest_reference_d", b.nearest_d},
+             {"locked", false}};
+    for (const auto& r : b.serves) row["serves"].push_back(r.folder);
+    if (fs::is_regular_file(dir / "signature.json") && fs::is_regular_file(dir / "validation.json")) {
+      const Json sig = read_json_file((dir / "signature.json").string());
+      const Json val = read_json_file((dir / "validation.json").string());
+      row["locked"] = true;
+      row["revision"] = sig["revision"];
+      row["revisions"] = sig.value("revisions", 0);
+      row["retained"] = sig.value("retained", 0);
+      row["seed_d"] = sig["seed_d"];
+      row["final_d"] = sig["d"];
+      row["device_seconds"] = sig.value("device_seconds", 0.0);
+      row["profiles"] = sig["profiles"];
+      // The largest remaining metric distances.
+      std::vector<std::pair<double, std::string>> dist;
+      for (const auto& [k, v] : sig["distances"].items()) {
+        if (v.is_number()) dist.emplace_back(v.get<double>(), k);
+      }
+      std::sort(dist.rbegin(), dist.rend());
+      Json worst = Json::array();
+      for (std::size_t i = 0; i < dist.size() && i < 3; ++i) worst.push_back({{"metric", dist[i].second}, {"distance", dist[i].first}});
+      row["largest_distances"] = worst;
+      row["source_check"] = val["source_check"].value("status", "?");
+      row["source_worst_ratio"] = val["source_check"].value("worst_ratio", 0.0);
+      row["candidate_check"] = val["candidate_check"].value("status", "?");
+      row["candidate_worst_ratio"] = val["candidate_check"].value("worst_ratio", 0.0);
+      const double fd = sig["d"].get<double>();
+      row["goal_met"] = fd <= 0.05 && fd < 0.5 * b.nearest_d;
+      finals.push_back(fd);
+    }
+    rows.push_back(row);
+  }
+  std::set<std::string> workloads;
+  for (const auto& b : plan.benchmarks) workloads.insert(b.serves.front().workload);
+  Json per_workload = Json::object();
+  for (const auto& w : workloads) {
+    int n = 0, refs = 0;
+    for (const auto& b : plan.benchmarks) {
+      if (b.serves.front().workload != w) continue;
+      ++n;
+      refs += static_cast<int>(b.serves.size());
+    }
+    per_workload[w] = {{"benchmarks", n}, {"references", refs}};
+  }
+  Json summary{{"benchmarks", rows.size()}, {"locked", finals.size()}, {"per_workload", per_workload}};
+  if (!finals.empty()) {
+    std::sort(finals.begin(), finals.end());
+    const std::size_t m = finals.size();
+    summary["median_final_d"] = m % 2 ? finals[m / 2] : 0.5 * (finals[m / 2 - 1] + finals[m / 2]);
+  }
+  return {{"schema", schema_id("suite-status", 1)}, {"dir", plan.dir}, {"rows", rows}, {"summary", summary}};
+}
+
+std::string format_suite_status(const Json& status) {
+  std::ostringstream out;
+  out << "suite " << status["dir"].get<std::string>() << "\n";
+  out << std::left << std::setw(27) << "benchmark" << std::setw(16) << "op" << std::setw(15) << "shape" << std::right
+      << std::setw(6) << "share" << std::setw(6) << "path" << std::setw(8) << "tried" << std::setw(8) << "seed D"
+      << std::setw(8) << "final D" << std::setw(9) << "nearest" << "  " << std::left << std::setw(10) << "checks"
+      << std::setw(7) << "dev s" << "largest remaining distances\n";
+  for (const auto& r : status["rows"]) {
+    std::string op = r["op"].get<std::string>();
+    out << std::left << std::setw(27) << r["benchmark"].get<std::string>() << std::setw(16) << op << std::setw(15)
+        << r["shape"].get<std::string>() << std::right << std::setw(5) << fixed(100 * r["share"].get<double>(), 1) << "%"
+        << std::setw(6) << r["precision"].get<std::string>();
+    if (!r["locked"].get<bool>()) {
+      out << std::setw(8) << "-" << std::setw(8) << "-" << std::setw(8) << "-" << std::setw(9)
+          << fixed(r["nearest_reference_d"].get<double>(), 3) << "  not locked";
+    } else {
+      const std::string tried = std::to_string(r["revisions"].get<int>()) + "/" + std::to_string(r["retained"].get<int>());
+      const std::string checks = std::string(r["source_check"] == "passed" ? "ok" : "FAIL") + "/" +
+                                 (r["candidate_check"] == "passed" ? "ok" : "FAIL");
+      out << std::setw(8) << tried << std::setw(8) << fixed(r["seed_d"].get<double>(), 3) << std::setw(7)
+          << fixed(r["final_d"].get<double>(), 3) << (r["goal_met"].get<bool>() ? " " : "*") << std::setw(9)
+          << fixed(r["nearest_reference_d"].get<double>(), 3) << "  " << std::left << std::setw(10) << checks << std::setw(7)
+          << fixed(r["device_seconds"].get<double>(), 0);
+      std::string worst;
+      for (const auto& w : r["largest_distances"]) {
+        worst += (worst.empty() ? "" : ", ") + short_metric(w["metric"].get<std::string>()) + " " +
+                 fixed(w["distance"].get<double>(), 2);
+      }
+      out << worst;
+    }
+    out << "\n";
+    if (r["serves"].size() > 1) {
+      std::string also;
+      for (std::size_t i = 1; i < r["serves"].size(); ++i) also += (also.empty() ? "" : ", ") + r["serves"][i].get<std::string>();
+      out << "    also serves (signature within profiling noise): " << also << "\n";
+    }
+  }
+  const Json& s = status["summary"];
+  out << "\n" << s["locked"].get<int>() << " of " << s["benchmarks"].get<int>() << " benchmarks locked";
+  if (s.contains("median_final_d")) out << "; median final D " << fixed(s["median_final_d"].get<double>(), 4);
+  out << "\ndistinct kernels per workload:";
+  for (const auto& [w, v] : s["per_workload"].items()) {
+    out << " " << w << " " << v["benchmarks"].get<int>() << " (of " << v["references"].get<int>() << " references)";
+  }
+  out << "\ncolumns: share = of the workload's GPU time (merged references added); path = the reference's math; tried = "
+         "revisions tried/retained; nearest = D from the reference to the nearest other reference; final D marked * "
+         "misses the goal (<= 0.05 and below half of nearest); checks = source/candidate; dev s = device seconds of the chain\n";
+  return out.str();
+}
+
+}  // namespace vxsynth::refine
+
+namespace vxsynth::refine {
+
+std::vector<LockedRun> run_locked_suite(const SuitePlan& plan, const std::string& work, int jobs,
+                                        const std::vector<std::string>& benches, std::ostream& progress) {
+  std::vector<const SuiteBenchmark*> todo;
+  for (const auto& b : plan.benchmarks) {
+    if (!benches.empty() && std::find(benches.begin(), benches.end(), b.name) == benches.end()) continue;
+    todo.push_back(&b);
+  }
+  std::vector<LockedRun> results(todo.size());
+  std::mutex mu;
+  std::size_t next = 0;
+  auto one = [&](std::size_t i) {
+    const SuiteBenchmark& b = *todo[i];
+    LockedRun& r = results[i];
+    r.bench = b.name;
+    const fs::path locked = fs::path(plan.dir) / b.name;
+    if (!fs::is_regular_file(locked / "design.json") || !fs::is_directory(locked / "vortex")) {
+      r.detail = "not locked";
+      return;
+    }
+    try {
+      const design::DesignPoint d = design::read_design((locked / "design.json").string());
+      codegen::BenchmarkOptions bo;
+      const std::string vfile = (locked / "validation.json").string();
+      if (fs::is_regular_file(vfile)) {
+        const Json v = read_json_file(vfile);
+        if (v.contains("input_seed") && v["input_seed"].is_number_unsigned()) bo.seed = v["input_seed"].get<std::uint64_t>();
+      }
+      const fs::path dir = fs::path(work) / b.name;
+      fs::remove_all(dir);
+      const auto files = codegen::write_benchmark(d, dir.string(), bo);
+      // Run the committed sources, not today's generator's: copy them over the generated ones.
+      int differ = 0;
+      for (const auto& e : fs::directory_iterator(locked / "vortex")) {
+        if (!e.is_regular_file()) continue;
+        const fs::path mine = fs::path(files.vortex_dir) / e.path().filename();
+        if (read_text(mine) != read_text(e.path())) ++differ;
+        fs::copy_file(e.path(), mine, fs::copy_options::overwrite_existing);
+      }
+      SimRunOptions so;
+      so.build_dir = (dir / "build").string();
+      const auto sr = run_on_simulator(d, files, so);
+      r.passed = sr.passed;
+      r.build_seconds = sr.build_seconds;
+      r.run_seconds = sr.run_seconds;
+      r.thread_instructions = sr.thread_instructions;
+      std::string first = sr.check_text.substr(0, sr.check_text.find('\n'));
+      r.detail = first;
+      if (!sr.passed && first.empty()) r.detail = "exit " + std::to_string(sr.exit_code) + ": " + sr.output.substr(0, 300);
+      if (differ) r.detail += " (" + std::to_string(differ) + " committed Vortex file(s) differ from today's generator)";
+    } catch (const std::exception& e) {
+      r.detail = e.what();
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    progress << (r.passed ? "PASS " : "FAIL ") << b.name << ": " << r.detail << " (build " << fixed(r.build_seconds, 1)
+             << " s, run " << fixed(r.run_seconds, 1) << " s, " << r.thread_instructions << " thread-instructions)\n";
+    progress.flush();
+  };
+  std::vector<std::thread> pool;
+  for (int t = 0; t < std::max(1, jobs); ++t) {
+    pool.emplace_back([&] {
+      for (;;) {
+        std::size_t i;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          if (next >= todo.size()) return;
+          i = next++;
+        }
+        one(i);
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+  return results;
+}
+
+}  // namespace vxsynth::refine

@@ -1,0 +1,94 @@
+// The suite's life cycle after planning (docs/suite.md):
+//   refine_suite   every benchmark's chain in one run, one `vxsynth refine` worker per GPU
+//                  (chains dealt out by share), resumable: RUN/suite-run.json fixes which
+//                  worker owns which chain, RUN/worker-<i>/ is that worker's refine folder;
+//   lock_suite     each chain's best revision whose both checks passed, written into the
+//                  suite folder (design.json, cuda/, vortex/, revisions.jsonl, signature.json,
+//                  validation.json);
+//   suite_table    the table `vxsynth suite status` prints, from the suite folder alone.
+#pragma once
+
+#include <iosfwd>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/json_io.h"
+#include "refine/evaluation.h"
+#include "refine/suite.h"
+
+namespace vxsynth::refine {
+
+struct SuiteRefineOptions {
+  std::string out;                                // RUN folder
+  bool resume = false;
+  int workers = 0;                                // 0: one per visible GPU (replay: 1)
+  bool replay = false;                            // refine_args answer from stores: no GPU needed
+  std::vector<std::string> refine_args;           // passed to every worker's `vxsynth refine`
+  std::map<std::string, std::string> starts;      // benchmark -> start design.json
+  std::vector<std::string> only;                  // benchmarks to refine (empty: all)
+  std::string self;                               // the vxsynth executable
+};
+
+struct SuiteWorker {
+  int index = 0;
+  std::string gpu;                  // CUDA_VISIBLE_DEVICES value ("" for replay)
+  std::string dir;                  // RUN/worker-<i>
+  std::vector<std::string> chains;  // benchmark names
+  int exit_code = -1;
+  double seconds = 0;
+  std::string log;
+};
+
+// The GPUs this process may use: CUDA_VISIBLE_DEVICES when set, else nvidia-smi's indices.
+std::vector<std::string> visible_gpus();
+
+// Runs the workers in parallel and waits for all. Progress lines go to `progress`.
+std::vector<SuiteWorker> refine_suite(const SuitePlan& plan, const SuiteRefineOptions& options, std::ostream& progress);
+
+// Completes the candidate checks a GPU machine deferred in a refine folder (OUT/<chain>/
+// deferred-checks.jsonl, one line per check). Returns the number of retained (or start)
+// revisions whose check failed. `only_keys`: when not empty, just these evaluation keys.
+struct DeferredSummary {
+  int checked = 0, failed_kept = 0, missing = 0;
+};
+DeferredSummary complete_deferred_checks(const std::string& out, std::ostream& progress,
+                                         const std::vector<std::string>& only_keys = {});
+
+struct LockResult {
+  std::string bench;
+  bool locked = false;
+  int revision = -1;
+  double d = 0;
+  std::string why;  // why not locked, or what was locked
+};
+
+// Locks every benchmark of `plan` whose chain is in `run` (a suite refine RUN folder, or a
+// single `vxsynth refine` OUT folder). `benches` empty: all.
+std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run, const std::vector<std::string>& benches,
+                                   std::ostream& progress);
+
+// The suite table from the suite folder (references, suite.json and the locked files).
+Json suite_status(const SuitePlan& plan);
+std::string format_suite_status(const Json& status);
+
+}  // namespace vxsynth::refine
+
+namespace vxsynth::refine {
+
+struct LockedRun {
+  std::string bench;
+  bool passed = false;
+  std::string detail;  // the check's summary, or why it did not run
+  double build_seconds = 0, run_seconds = 0;
+  std::uint64_t thread_instructions = 0;
+};
+
+// `make run`: every locked benchmark's Vortex side, built from its committed sources (inputs
+// generated from validation.json's seed at the profiled shape) and run on the embedded
+// simulator with its check against the CPU reference; `jobs` benchmarks at once.
+std::vector<LockedRun> run_locked_suite(const SuitePlan& plan, const std::string& work, int jobs,
+                                        const std::vector<std::string>& benches, std::ostream& progress);
+
+}  // namespace vxsynth::refine

@@ -1,0 +1,235 @@
+// `vxsynth suite` as a user runs it, on a scratch copy of the committed H200 suite and replayed
+// H200 profiles: the plan merges the four copies of cuDNN's transform kernel into one benchmark;
+// a two-worker refine gives the same records as one `vxsynth refine` process; lock writes the
+// pair whose both checks passed with the CUDA source that was evaluated; `suite run` runs the
+// committed Vortex sources (a broken committed kernel fails) and status shows the table.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "common/json_io.h"
+#include "common/process.h"
+#include "refine/evaluation.h"
+#include "refine/record.h"
+
+namespace vxsynth::refine {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path scratch(const std::string& name) {
+  static const fs::path root = [] {
+    std::atexit([] {
+      if (std::getenv("VXSYNTH_KEEP_SCRATCH") == nullptr) {
+        std::error_code ec;
+        fs::remove_all(fs::temp_directory_path() / ("vxsynth-suite-cli-" + std::to_string(::getpid())), ec);
+      }
+    });
+    return fs::temp_directory_path() / ("vxsynth-suite-cli-" + std::to_string(::getpid()));
+  }();
+  const fs::path dir = root / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir.parent_path());
+  return dir;
+}
+
+struct CliRun {
+  int code = -1;
+  std::string output;
+};
+
+CliRun vxsynth(std::vector<std::string> args) {
+  args.insert(args.begin(), VXSYNTH_CLI_PATH);
+  CliRun r;
+  r.code = run_program(args, &r.output);
+  return r;
+}
+
+// A copy of the committed suite's references (lock writes into its suite folder).
+fs::path suite_copy(const std::string& name) {
+  const fs::path dir = scratch(name);
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator("../suite/vx-robotics/h200")) {
+    if (!fs::is_regular_file(e.path() / "reference.json")) continue;
+    fs::create_directories(dir / e.path().filename());
+    fs::copy_file(e.path() / "reference.json", dir / e.path().filename() / "reference.json");
+  }
+  return dir;
+}
+
+std::vector<Json> records(const fs::path& file) {
+  auto lines = read_records(file.string());
+  for (auto& l : lines) l.erase("at");
+  return lines;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(SuiteCli, PlanMergesReferencesWithinNoise) {
+  const CliRun r = vxsynth({"suite", "plan", "../suite/vx-robotics/h200", "--json"});
+  ASSERT_EQ(r.code, 0) << r.output;
+  const Json plan = Json::parse(r.output);
+  ASSERT_EQ(plan["benchmarks"].size(), 13u) << r.output;
+  bool found = false;
+  for (const auto& b : plan["benchmarks"]) {
+    // A proxy is judged against half the D to the nearest other reference: it must exist.
+    EXPECT_GT(b["nearest_d"].get<double>(), b["merge_d"].get<double>()) << b["name"];
+    EXPECT_FALSE(b["nearest"].get<std::string>().empty());
+    if (b["name"] == "diffusion_policy-1-conv1d") {
+      found = true;
+      std::set<std::string> serves;
+      for (const auto& s : b["serves"]) serves.insert(s["folder"].get<std::string>());
+      // The same cuDNN transform kernel on two convolutions whose signatures are within noise
+      // (D 0.001); the 8x1024x5120 one is D 0.046 away and stays a benchmark of its own.
+      EXPECT_EQ(serves, (std::set<std::string>{"diffusion_policy-1-conv1d", "diffusion_policy-3-conv1d"}));
+      EXPECT_NEAR(b["share"].get<double>(), 0.414 + 0.059, 0.002);
+      EXPECT_LT(b["merge_d"].get<double>(), 0.0102);
+    }
+    // The Hopper conv1d kernel is a different kernel: never merged into the transform.
+    if (b["name"] == "diffusion_policy-2-conv1d") {
+      EXPECT_EQ(b["serves"].size(), 1u);
+    }
+  }
+  EXPECT_TRUE(found);
+  // A threshold of 0 merges nothing.
+  const CliRun none = vxsynth({"suite", "plan", "../suite/vx-robotics/h200", "--json", "--merge-below", "0"});
+  ASSERT_EQ(none.code, 0);
+  EXPECT_EQ(Json::parse(none.output)["benchmarks"].size(), 15u);
+}
+
+const char* kBenches[] = {"pi0-1-batched-matmul", "act-1-linear", "act-4-linear"};
+
+TEST(SuiteCli, TwoWorkersGiveTheRecordsOfOneRefineProcess) {
+  const fs::path suite = suite_copy("suite-workers");
+  const fs::path run = scratch("run-workers");
+  std::vector<std::string> args = {"suite", "refine", suite.string(), "--out", run.string(), "--workers", "2"};
+  std::vector<std::string> refine_args = {"--replay", "data/refine/store", "--replay", "data/refine/store-synthetic",
+                                          "--retention", "single", "--sim-check", "skip", "--budget", "revisions=6",
+                                          "--width", "3", "--pair-after", "2"};
+  const fs::path one_out = scratch("one-process");
+  std::vector<std::string> one = {"refine", "--out", one_out.string()};
+  for (const char* b : kBenches) {
+    args.insert(args.end(), {"--bench", b, "--start", std::string(b) + "=data/refine/" + b + "/parent-design.json"});
+  }
+  // `vxsynth refine` with the same chains in one process, same options.
+  for (const char* b : {"act-1-linear", "pi0-1-batched-matmul", "act-4-linear"}) {
+    one.insert(one.end(), {"--reference", (suite / b / "reference.json").string(), "--start",
+                           std::string("data/refine/") + b + "/parent-design.json"});
+  }
+  args.insert(args.end(), refine_args.begin(), refine_args.end());
+  one.insert(one.end(), refine_args.begin(), refine_args.end());
+  const CliRun r = vxsynth(args);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const Json run_file = read_json_file((run / "suite-run.json").string());
+  ASSERT_EQ(run_file["workers"].size(), 2u);
+  const CliRun single = vxsynth(one);
+  ASSERT_EQ(single.code, 0) << single.output;
+  for (const auto& w : run_file["workers"]) {
+    for (const auto& c : w["chains"]) {
+      const std::string chain = c.get<std::string>();
+      const auto mine = records(run / w["dir"].get<std::string>() / chain / "revisions.jsonl");
+      ASSERT_GE(mine.size(), 2u) << chain;
+      EXPECT_EQ(mine, records(one_out / chain / "revisions.jsonl")) << chain;
+    }
+  }
+  // The same folder again without --resume is refused; with it, nothing changes.
+  EXPECT_EQ(vxsynth(args).code, 2);
+  args.push_back("--resume");
+  const CliRun again = vxsynth(args);
+  ASSERT_EQ(again.code, 0) << again.output;
+  for (const auto& w : run_file["workers"]) {
+    for (const auto& c : w["chains"]) {
+      const std::string chain = c.get<std::string>();
+      EXPECT_EQ(records(run / w["dir"].get<std::string>() / chain / "revisions.jsonl"),
+                records(one_out / chain / "revisions.jsonl"))
+          << chain;
+    }
+  }
+  // Bad input is named.
+  const CliRun bad = vxsynth({"suite", "refine", suite.string(), "--out", scratch("bad").string(), "--bench", "act-9-linear",
+                              "--replay", "data/refine/store"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.output.find("act-9-linear"), std::string::npos) << bad.output;
+  // Skipped candidate checks never lock.
+  const CliRun lock = vxsynth({"suite", "lock", suite.string(), "--run", run.string()});
+  ASSERT_EQ(lock.code, 0) << lock.output;
+  EXPECT_NE(lock.output.find("0 of 13 benchmark(s) locked"), std::string::npos) << lock.output;
+  EXPECT_NE(lock.output.find("no revision with both checks passed"), std::string::npos) << lock.output;
+}
+
+TEST(SuiteCli, LockStatusAndRunOfACheckedChain) {
+  const fs::path suite = suite_copy("suite-lock");
+  const fs::path run = scratch("run-lock");
+  // act-4 (100x512x512) is small enough to run its candidate checks on the embedded simulator.
+  const CliRun r = vxsynth({"suite", "refine", suite.string(), "--out", run.string(), "--bench", "act-4-linear", "--start",
+                            "act-4-linear=data/refine/act-4-linear/parent-design.json", "--replay", "data/refine/store",
+                            "--retention", "single", "--sim-check", "run", "--budget", "revisions=3", "--width", "3"});
+  ASSERT_EQ(r.code, 0) << r.output;
+  const CliRun lock = vxsynth({"suite", "lock", suite.string(), "--run", run.string()});
+  ASSERT_EQ(lock.code, 0) << lock.output;
+  ASSERT_NE(lock.output.find("act-4-linear: locked r"), std::string::npos) << lock.output;
+  const fs::path bench = suite / "act-4-linear";
+  for (const char* f : {"design.json", "cuda/candidate.cu", "vortex/kernel.cpp", "vortex/main.cpp", "vortex/common.h",
+                        "vortex/CMakeLists.txt", "vortex/Makefile", "revisions.jsonl", "signature.json", "validation.json"}) {
+    EXPECT_TRUE(fs::is_regular_file(bench / f)) << f;
+  }
+  EXPECT_TRUE(fs::is_regular_file(suite / "suite.json"));
+  const Json sig = read_json_file((bench / "signature.json").string());
+  const Json val = read_json_file((bench / "validation.json").string());
+  // The locked revision is the best one whose both checks passed, and the CUDA file is the one evaluated.
+  const auto lines = records(bench / "revisions.jsonl");
+  double best = 1e9;
+  for (const auto& l : lines) {
+    if ((l["decision"] == "retained" || l["decision"] == "start") && l["checks"]["candidate"]["status"] == "passed") {
+      best = std::min(best, l["d"].get<double>());
+    }
+  }
+  EXPECT_DOUBLE_EQ(sig["d"].get<double>(), best);
+  const Json& rec = lines.at(sig["revision"].get<std::size_t>());
+  // The replay store's profiles came without source digests: the lock says it could not compare.
+  EXPECT_EQ(rec["sources"]["cuda_sha256"].get<std::string>(), "");
+  EXPECT_EQ(val["cuda_sha256"].get<std::string>(), sha256_file((bench / "cuda" / "candidate.cu").string()));
+  EXPECT_FALSE(val["cuda_source_verified"].get<bool>());
+  EXPECT_EQ(val["source_check"]["status"], "passed");
+  EXPECT_EQ(val["candidate_check"]["status"], "passed");
+  EXPECT_GT(val["candidate_tolerance"]["atol"].get<double>(), 0.0);
+
+  const CliRun status = vxsynth({"suite", "status", suite.string(), "--json"});
+  ASSERT_EQ(status.code, 0) << status.output;
+  const Json st = Json::parse(status.output);
+  EXPECT_EQ(st["summary"]["locked"], 1);
+  EXPECT_EQ(st["summary"]["benchmarks"], 13);
+  const CliRun table = vxsynth({"suite", "status", suite.string()});
+  EXPECT_NE(table.output.find("1 of 13 benchmarks locked"), std::string::npos) << table.output;
+  EXPECT_NE(table.output.find("not locked"), std::string::npos);
+
+  const fs::path work = scratch("suite-run-work");
+  const CliRun ok = vxsynth({"suite", "run", suite.string(), "--work", work.string(), "--jobs", "1"});
+  ASSERT_EQ(ok.code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("PASS act-4-linear"), std::string::npos) << ok.output;
+  EXPECT_NE(ok.output.find("1 locked benchmark(s) run"), std::string::npos) << ok.output;
+  // suite run builds the committed Vortex kernel: a wrong one (the accumulation made a
+  // subtraction) must fail the check, not be regenerated behind the user's back.
+  std::string kernel = slurp(bench / "vortex" / "kernel.cpp");
+  const auto at = kernel.find("+=");
+  ASSERT_NE(at, std::string::npos);
+  kernel.replace(at, 2, "-=");
+  std::ofstream(bench / "vortex" / "kernel.cpp") << kernel;
+  const CliRun broken = vxsynth({"suite", "run", suite.string(), "--work", work.string(), "--jobs", "1"});
+  EXPECT_EQ(broken.code, 1) << broken.output;
+  EXPECT_NE(broken.output.find("FAIL act-4-linear"), std::string::npos) << broken.output;
+}
+
+}  // namespace
+}  // namespace vxsynth::refine
