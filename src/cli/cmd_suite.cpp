@@ -157,7 +157,7 @@ const CommandRegistrar reg(
       refine->add_flag("--resume", o->resume, "continue the run in --out (each worker resumes its chains)");
       refine->add_option("--workers", o->workers, "workers (default: one per visible GPU; replay: 1)");
       refine->add_option("--bench", o->benches, "refine only these benchmarks (repeatable)");
-      refine->add_option("--start", o->starts, "BENCH=DESIGN.json: a start other than the seed (give one for every benchmark)");
+      refine->add_option("--start", o->starts, "BENCH=DESIGN.json: a start other than the seed (repeatable; the others start from their seed)");
       refine->add_option("--budget", o->budget, "per worker: revisions=N (per chain), device=SECONDS, rounds=N");
       refine->add_option("--retention", o->retention, "averaged | single (see vxsynth refine)");
       refine->add_option("--width", o->width, "proposals per chain per round");

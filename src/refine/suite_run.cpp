@@ -16,6 +16,7 @@
 #include "codegen/benchmark.h"
 #include "common/error.h"
 #include "design/design_point.h"
+#include "design/seed.h"
 #include "gpu/process.h"
 #include "ops/equivalence.h"
 #include "refine/gpu_evaluator.h"
@@ -193,9 +194,18 @@ std::vector<SuiteWorker> refine_suite(const SuitePlan& plan, const SuiteRefineOp
       const auto it = std::find_if(plan.benchmarks.begin(), plan.benchmarks.end(), [&](const auto& b) { return b.name == chain; });
       argv.insert(argv.end(), {"--reference", it->reference});
       if (!o.starts.empty()) {
+        // `vxsynth refine` takes a start for every chain or none: the others start from their
+        // seed, written out here.
         const auto s = o.starts.find(chain);
-        if (s == o.starts.end()) throw InputError("--start", chain, "give a start for every benchmark refined, or none");
-        argv.insert(argv.end(), {"--start", s->second});
+        std::string start;
+        if (s != o.starts.end()) {
+          start = s->second;
+        } else {
+          start = (run / "starts" / (chain + ".json")).string();
+          fs::create_directories(run / "starts");
+          design::write_design(start, design::seed_from_reference(it->reference));
+        }
+        argv.insert(argv.end(), {"--start", start});
       }
     }
     argv.insert(argv.end(), o.refine_args.begin(), o.refine_args.end());
