@@ -39,6 +39,8 @@ bool vortex_toolchain_present();
 
 // The candidate check from a folder the GPU evaluator kept (check.json, design.json, the input
 // tensors, y_candidate.tensor, kernel.cpp when the Vortex kernel is not the design's own).
+// sha256 of a tensor file's data bytes (after its header); "" when it is not one.
+std::string tensor_data_sha256(const std::string& path);
 std::pair<CheckOutcome, double> check_saved(const std::string& saved_dir, const std::string& work_dir);
 
 }  // namespace vxsynth::refine

@@ -251,7 +251,7 @@ DeferredSummary complete_deferred_checks(const std::string& out, std::ostream& p
       if (done.count(revision)) continue;
       if (!only_keys.empty() && std::find(only_keys.begin(), only_keys.end(), key) == only_keys.end()) continue;
       const fs::path saved = fs::path(out) / "checks" / key;
-      if (!fs::is_regular_file(saved / "y_candidate.tensor")) {
+      if (!fs::is_regular_file(saved / "y_candidate.tensor") && !fs::is_regular_file(saved / "y_candidate.payload.sha256")) {
         ++s.missing;
         continue;
       }
@@ -400,6 +400,8 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
              {"distances", rec["distances"]},
              {"d", rec["d"]},
              {"seed_d", lines.front()["d"]},
+             // The chain may start from another design than the reference's seed (--start).
+             {"start_is_seed", lines.front().value("design", "") == design::procedural_name(design::seed_from_reference(b.reference))},
              {"retention", rec["retention"]},
              {"nearest_reference", b.nearest},
              {"nearest_reference_d", b.nearest_d},
@@ -468,6 +470,7 @@ Json suite_status(const SuitePlan& plan) {
       row["revisions"] = sig.value("revisions", 0);
       row["retained"] = sig.value("retained", 0);
       row["seed_d"] = sig["seed_d"];
+      row["start_is_seed"] = sig.value("start_is_seed", true);
       row["final_d"] = sig["d"];
       row["device_seconds"] = sig.value("device_seconds", 0.0);
       row["profiles"] = sig["profiles"];
@@ -515,7 +518,7 @@ std::string format_suite_status(const Json& status) {
   std::ostringstream out;
   out << "suite " << status["dir"].get<std::string>() << "\n";
   out << std::left << std::setw(27) << "benchmark" << std::setw(16) << "op" << std::setw(15) << "shape" << std::right
-      << std::setw(6) << "share" << std::setw(6) << "path" << std::setw(8) << "tried" << std::setw(8) << "seed D"
+      << std::setw(6) << "share" << std::setw(6) << "path" << std::setw(8) << "tried" << std::setw(9) << "seed D"
       << std::setw(8) << "final D" << std::setw(9) << "nearest" << "  " << std::left << std::setw(10) << "checks"
       << std::setw(7) << "dev s" << "largest remaining distances\n";
   for (const auto& r : status["rows"]) {
@@ -524,13 +527,14 @@ std::string format_suite_status(const Json& status) {
         << r["shape"].get<std::string>() << std::right << std::setw(5) << fixed(100 * r["share"].get<double>(), 1) << "%"
         << std::setw(6) << r["precision"].get<std::string>();
     if (!r["locked"].get<bool>()) {
-      out << std::setw(8) << "-" << std::setw(8) << "-" << std::setw(8) << "-" << std::setw(9)
+      out << std::setw(8) << "-" << std::setw(9) << "-" << std::setw(8) << "-" << std::setw(9)
           << fixed(r["nearest_reference_d"].get<double>(), 3) << "  not locked";
     } else {
       const std::string tried = std::to_string(r["revisions"].get<int>()) + "/" + std::to_string(r["retained"].get<int>());
       const std::string checks = std::string(r["source_check"] == "passed" ? "ok" : "FAIL") + "/" +
                                  (r["candidate_check"] == "passed" ? "ok" : "FAIL");
-      out << std::setw(8) << tried << std::setw(8) << fixed(r["seed_d"].get<double>(), 3) << std::setw(7)
+      out << std::setw(8) << tried << std::setw(9)
+          << fixed(r["seed_d"].get<double>(), 3) + (r.value("start_is_seed", true) ? " " : "s") << std::setw(7)
           << fixed(r["final_d"].get<double>(), 3) << (r["goal_met"].get<bool>() ? " " : "*") << std::setw(9)
           << fixed(r["nearest_reference_d"].get<double>(), 3) << "  " << std::left << std::setw(10) << checks << std::setw(7)
           << fixed(r["device_seconds"].get<double>(), 0);
@@ -556,7 +560,7 @@ std::string format_suite_status(const Json& status) {
     out << " " << w << " " << v["benchmarks"].get<int>() << " (of " << v["references"].get<int>() << " references)";
   }
   out << "\ncolumns: share = of the workload's GPU time (merged references added); path = the reference's math; tried = "
-         "revisions tried/retained; nearest = D from the reference to the nearest other reference; final D marked * "
+         "revisions tried/retained; seed D marked s: the chain started from another design than the seed; nearest = D from the reference to the nearest other reference; final D marked * "
          "misses the goal (<= 0.05 and below half of nearest); checks = source/candidate; dev s = device seconds of the chain\n";
   return out.str();
 }
