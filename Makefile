@@ -10,7 +10,7 @@ CMAKE_FLAGS += -DVXSYNTH_WERROR=ON
 endif
 VXSYNTH := $(BUILD)/vxsynth
 
-.PHONY: all deps build run test test-gpu bench clean
+.PHONY: all deps build run demo test test-gpu bench clean
 
 all: build
 
@@ -21,9 +21,14 @@ build: deps
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) > $(BUILD).configure.log 2>&1 || (cat $(BUILD).configure.log; exit 1)
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# The main job on the embedded default: see scripts/main-job.
+# The main job on the embedded default: the locked VX-Robotics suite on the embedded simulator,
+# then its table (scripts/main-job, docs/suite.md).
 run: build
 	@scripts/main-job $(VXSYNTH)
+
+# The older tour: signatures, a distance, regression programs, generated seed pairs.
+demo: build
+	@scripts/main-job $(VXSYNTH) --demo
 
 # Everything but the device tests (label exactly `gpu`), then the Python tests; the closing lines
 # say how many tests were skipped and why (scripts/run-tests).

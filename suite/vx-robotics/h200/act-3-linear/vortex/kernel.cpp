@@ -21,11 +21,11 @@
 //   boundary = guarded: masked loads, vx_split/vx_join stores
 //   k_range = generic: K at run time
 
-#include <vx_branchless.h>
 #include <vx_intrinsics.h>
 #include <vx_spawn.h>
 
 #include "common.h"
+#include "vx_branchless.h"
 
 typedef kernel_arg_t Params;
 

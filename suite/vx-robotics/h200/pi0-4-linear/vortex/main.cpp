@@ -28,6 +28,7 @@
 // candidate tolerance |y - ref| <= atol + rtol |ref| (ops::tolerance_for, Check::candidate),
 // prints PASSED!/FAILED! and the PERF line, and with -o dumps the output tensor for the
 // cross-check against the CUDA candidate (`vxsynth check`).
+#include <VX_types.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -245,7 +246,23 @@ int main(int argc, char* argv[]) {
   RT_CHECK(vx_upload_bytes(device, &arg, sizeof(arg), &args_buffer));
   buffers[buffer_count++] = args_buffer;
   RT_CHECK(vx_start(device, kernel_buffer, args_buffer));
-  RT_CHECK(vx_ready_wait(device, VX_MAX_TIMEOUT));
+  // A failed kernel, reported the same way on Vortex and on vxsynth's simulator: Vortex's
+  // vx_ready_wait returns 0 whatever the kernel did, vxsynth's returns non-zero on a fault or a
+  // non-zero exit code; on both, the exit code is slot 1 of core 0's counter block, stored by
+  // the kernel's exit path (VX_CSR_MPM_RESERVED).
+  {
+    const int wait_status = vx_ready_wait(device, VX_MAX_TIMEOUT);
+    uint64_t exit_slot = 0;
+    RT_CHECK(vx_mpm_query(device, VX_CSR_MPM_RESERVED, 0, &exit_slot));
+    const int32_t exit_code = (int32_t)(uint32_t)exit_slot;
+    if (wait_status != 0 || exit_code != 0) {
+      printf("Error: the kernel failed (vx_ready_wait returned %d, kernel exit code %d)\n", wait_status,
+             (int)exit_code);
+      cleanup();
+      printf("FAILED!\n");
+      return 1;
+    }
+  }
   RT_CHECK(vx_copy_from_dev(actual, out_buffer, 0, out_bytes));
 
   // Candidate check against the CPU reference.

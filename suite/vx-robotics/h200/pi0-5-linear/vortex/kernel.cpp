@@ -21,12 +21,12 @@
 //   boundary = padded: zero-padded operand copies, unpredicated mainloop
 //   k_range = generic: K at run time
 
-#include <vx_branchless.h>
 #include <vx_intrinsics.h>
 #include <vx_spawn.h>
 #include <vx_tensor.h>
 
 #include "common.h"
+#include "vx_branchless.h"
 
 typedef kernel_arg_t Params;
 
