@@ -13,7 +13,9 @@
 #include <set>
 #include <sstream>
 
+#include "codegen/benchmark.h"
 #include "common/json_io.h"
+#include "design/design_point.h"
 #include "common/process.h"
 #include "refine/evaluation.h"
 #include "refine/record.h"
@@ -229,6 +231,40 @@ TEST(SuiteCli, LockStatusAndRunOfACheckedChain) {
   const CliRun broken = vxsynth({"suite", "run", suite.string(), "--work", work.string(), "--jobs", "1"});
   EXPECT_EQ(broken.code, 1) << broken.output;
   EXPECT_NE(broken.output.find("FAIL act-4-linear"), std::string::npos) << broken.output;
+}
+
+// The committed suite is what it says: each locked CUDA file is the one profiled (its digest is
+// the record's), both checks passed, and the committed Vortex sources are what today's
+// generator writes for the committed design (a generator change that alters a locked
+// benchmark must re-lock it, which re-runs or re-uses its candidate check: docs/suite.md).
+TEST(SuiteCli, CommittedLockedSuiteIsConsistent) {
+  int locked = 0;
+  for (const auto& e : fs::directory_iterator("../suite/vx-robotics/h200")) {
+    const fs::path b = e.path();
+    if (!fs::is_regular_file(b / "validation.json")) continue;
+    ++locked;
+    const Json val = read_json_file((b / "validation.json").string());
+    const Json sig = read_json_file((b / "signature.json").string());
+    EXPECT_EQ(val["source_check"]["status"], "passed") << b;
+    EXPECT_EQ(val["candidate_check"]["status"], "passed") << b;
+    const std::string cuda = sha256_file((b / "cuda" / "candidate.cu").string());
+    EXPECT_EQ(val["cuda_sha256"].get<std::string>(), cuda) << b;
+    const auto lines = read_records((b / "revisions.jsonl").string());
+    const Json& rec = lines.at(sig["revision"].get<std::size_t>());
+    EXPECT_EQ(rec["sources"]["cuda_sha256"].get<std::string>(), cuda) << b;
+    EXPECT_DOUBLE_EQ(rec["d"].get<double>(), sig["d"].get<double>()) << b;
+    const design::DesignPoint d = design::read_design((b / "design.json").string());
+    EXPECT_EQ(design::procedural_name(d), rec["design"].get<std::string>()) << b;
+    codegen::BenchmarkOptions bo;
+    bo.write_data = false;
+    const fs::path gen = scratch("regen-" + b.filename().string());
+    const auto files = codegen::write_benchmark(d, gen.string(), bo);
+    for (const auto& f : fs::directory_iterator(b / "vortex")) {
+      EXPECT_EQ(slurp(f.path()), slurp(fs::path(files.vortex_dir) / f.path().filename()))
+          << f.path() << " differs from what the generator writes today: re-lock (vxsynth suite lock)";
+    }
+  }
+  EXPECT_GE(locked, 11);
 }
 
 }  // namespace
