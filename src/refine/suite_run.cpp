@@ -356,11 +356,11 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
       results.push_back(lr);
       continue;
     }
-    const fs::path dest = fs::path(plan.dir) / b.name;
-    // The files a lock writes; any of them from an earlier lock goes first (never the reference).
-    for (const char* old : {"design.json", "cuda", "vortex", "revisions.jsonl", "signature.json", "validation.json"}) {
-      fs::remove_all(dest / old);
-    }
+    // Everything is written to a staging folder first and moves into place only when the lock
+    // is complete: a lock that fails leaves an earlier lock as it was.
+    const fs::path final_dest = fs::path(plan.dir) / b.name;
+    const fs::path dest = final_dest / ".lock-stage";
+    fs::remove_all(dest);
     codegen::BenchmarkOptions bo;
     bo.write_data = false;
     const auto files = codegen::write_benchmark(d, dest.string(), bo);
@@ -370,9 +370,10 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
     if (fs::is_regular_file(saved / "candidate.cu")) fs::copy_file(saved / "candidate.cu", files.cuda_source, fs::copy_options::overwrite_existing);
     const std::string got_sha = sha256_file(files.cuda_source);
     if (!want_sha.empty() && got_sha != want_sha) {
-      for (const char* old : {"design.json", "cuda", "vortex"}) fs::remove_all(dest / old);
+      fs::remove_all(dest);
       lr.why = "the CUDA source generated now differs from the one profiled (sha256 " + got_sha.substr(0, 12) + " vs " +
-               want_sha.substr(0, 12) + "): the generator changed since the run; refine again";
+               want_sha.substr(0, 12) + "), and the run folder does not hold the profiled source (" + (saved / "candidate.cu").string() +
+               "): the generator changed since the run; refine again";
       results.push_back(lr);
       continue;
     }
@@ -431,6 +432,13 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
              // Whether the committed CUDA file is byte for byte the one evaluated (the record's digest).
              {"cuda_source_verified", !want_sha.empty()}};
     write_json_file((dest / "validation.json").string(), val);
+    // The files a lock writes replace an earlier lock's (never the reference).
+    for (const char* old : {"design.json", "cuda", "vortex", "revisions.jsonl", "deferred-checks.jsonl", "signature.json",
+                            "validation.json"}) {
+      fs::remove_all(final_dest / old);
+    }
+    for (const auto& entry : fs::directory_iterator(dest)) fs::rename(entry.path(), final_dest / entry.path().filename());
+    fs::remove_all(dest);
     lr.locked = true;
     lr.revision = rec["revision"].get<int>();
     lr.d = rec["d"].get<double>();

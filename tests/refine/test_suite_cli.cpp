@@ -207,6 +207,19 @@ TEST(SuiteCli, LockStatusAndRunOfACheckedChain) {
   EXPECT_EQ(val["candidate_check"]["status"], "passed");
   EXPECT_GT(val["candidate_tolerance"]["atol"].get<double>(), 0.0);
 
+  // A lock that fails leaves the earlier lock as it was: the retained design of the run no
+  // longer matches its record (a start design swapped in).
+  const std::string locked_design = slurp(bench / "design.json");
+  for (const auto& f : fs::directory_iterator(run / "worker-0" / "act-4-linear" / "designs")) {
+    fs::copy_file("data/refine/act-1-linear/parent-design.json", f.path(), fs::copy_options::overwrite_existing);
+  }
+  const CliRun relock = vxsynth({"suite", "lock", suite.string(), "--run", run.string()});
+  ASSERT_EQ(relock.code, 0) << relock.output;
+  EXPECT_NE(relock.output.find("act-4-linear: not locked"), std::string::npos) << relock.output;
+  EXPECT_EQ(slurp(bench / "design.json"), locked_design);
+  EXPECT_TRUE(fs::is_regular_file(bench / "validation.json"));
+  EXPECT_TRUE(fs::is_regular_file(bench / "vortex" / "kernel.cpp"));
+
   const CliRun status = vxsynth({"suite", "status", suite.string(), "--json"});
   ASSERT_EQ(status.code, 0) << status.output;
   const Json st = Json::parse(status.output);
