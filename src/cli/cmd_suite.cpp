@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 struct SuiteOptions {
   std::string suite, out, run, work;
   double merge_below = refine::kReferenceNoiseD;
-  bool json = false, resume = false;
+  bool json = false, resume = false, recheck = false;
   int workers = 0, jobs = 0;
   std::vector<std::string> benches, starts, replay;
   // Passed through to every worker's `vxsynth refine`.
@@ -88,7 +88,7 @@ int run_refine_suite(const SuiteOptions& o) {
 int run_lock(const SuiteOptions& o) {
   if (o.run.empty()) throw InputError("--run", "", "required (a `suite refine` RUN folder or a `refine` OUT folder)");
   const auto plan = refine::plan_suite(o.suite, o.merge_below);
-  const auto results = refine::lock_suite(plan, o.run, o.benches, std::cout);
+  const auto results = refine::lock_suite(plan, o.run, o.benches, std::cout, o.recheck);
   // The plan travels with the locked files: status and run read the merges from it.
   write_json_file((fs::path(o.suite) / "suite.json").string(), plan.to_json());
   int locked = 0;
@@ -171,6 +171,8 @@ const CommandRegistrar reg(
       common(lock);
       lock->add_option("--run", o->run, "the suite refine RUN folder (or one refine OUT folder)")->required();
       lock->add_option("--bench", o->benches, "lock only these benchmarks (repeatable)");
+      lock->add_flag("--recheck", o->recheck,
+                     "run the candidate checks again though recorded (after a generator change; needs the CUDA outputs)");
 
       CLI::App* status = sub.add_subcommand("status", "the suite table: shares, checks, seed and final D per benchmark");
       common(status);

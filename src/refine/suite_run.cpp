@@ -234,7 +234,8 @@ std::vector<SuiteWorker> refine_suite(const SuitePlan& plan, const SuiteRefineOp
   return workers;
 }
 
-DeferredSummary complete_deferred_checks(const std::string& out, std::ostream& progress, const std::vector<std::string>& only_keys) {
+DeferredSummary complete_deferred_checks(const std::string& out, std::ostream& progress, const std::vector<std::string>& only_keys,
+                                         bool recheck) {
   if (!fs::is_directory(out)) throw InputError(out, "", "no such run folder");
   DeferredSummary s;
   bool toolchain_checked = false;
@@ -248,7 +249,7 @@ DeferredSummary complete_deferred_checks(const std::string& out, std::ostream& p
       if (r["checks"]["candidate"].value("status", "") != "deferred") continue;
       const int revision = r["revision"].get<int>();
       const std::string key = r["key"].get<std::string>();
-      if (done.count(revision)) continue;
+      if (done.count(revision) && !recheck) continue;
       if (!only_keys.empty() && std::find(only_keys.begin(), only_keys.end(), key) == only_keys.end()) continue;
       const fs::path saved = fs::path(out) / "checks" / key;
       if (!fs::is_regular_file(saved / "y_candidate.tensor") && !fs::is_regular_file(saved / "y_candidate.payload.sha256")) {
@@ -262,8 +263,17 @@ DeferredSummary complete_deferred_checks(const std::string& out, std::ostream& p
         toolchain_checked = true;
       }
       const auto [outcome, seconds] = check_saved(saved.string(), (fs::path(out) / "work" / "deferred").string());
+      // The Vortex sources the check ran: a lock commits them only if they are these.
+      Json sources = Json::object();
+      const fs::path vdir = fs::path(out) / "work" / "deferred" / ("sim-" + key) / "vortex";
+      if (fs::is_directory(vdir)) {
+        for (const auto& f : fs::directory_iterator(vdir)) {
+          if (f.is_regular_file()) sources[f.path().filename().string()] = sha256_file(f.path().string());
+        }
+      }
       Json line{{"schema", schema_id("deferred-check", 1)}, {"chain", r["chain"]}, {"revision", revision},
-                {"key", key}, {"decision", r["decision"]}, {"candidate_check", outcome.to_json()}, {"sim_seconds", seconds}};
+                {"key", key}, {"decision", r["decision"]}, {"candidate_check", outcome.to_json()}, {"sim_seconds", seconds},
+                {"vortex_sources", sources}};
       std::ofstream(result_path, std::ios::app) << dump_json(line, -1) << "\n";
       const std::string decision = r["decision"].get<std::string>();
       progress << r["chain"].get<std::string>() << " r" << revision << " (" << decision << "): candidate check "
@@ -277,7 +287,7 @@ DeferredSummary complete_deferred_checks(const std::string& out, std::ostream& p
 }
 
 std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run_dir, const std::vector<std::string>& benches,
-                                   std::ostream& progress) {
+                                   std::ostream& progress, bool recheck) {
   const fs::path run = run_dir;
   if (!fs::is_directory(run)) throw InputError(run_dir, "", "no such run folder");
   for (const auto& name : benches) {
@@ -311,18 +321,19 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
     // Complete the deferred candidate checks of these revisions (here, where the toolchain is).
     std::vector<std::string> keys;
     for (const Json* l : kept) keys.push_back((*l)["key"].get<std::string>());
-    complete_deferred_checks(folder, progress, keys);
-    std::map<int, Json> deferred;
-    for (const auto& l : read_records((chain_dir / "deferred-checks.jsonl").string())) {
-      deferred[l.value("revision", -1)] = l["candidate_check"];
-    }
+    complete_deferred_checks(folder, progress, keys, recheck);
+    std::map<int, Json> deferred;  // the last line of each revision counts
+    for (const auto& l : read_records((chain_dir / "deferred-checks.jsonl").string())) deferred[l.value("revision", -1)] = l;
     const Json* best = nullptr;
-    Json candidate_check;
+    Json candidate_check, checked_sources;
     std::vector<std::string> passed_over;
     for (const Json* l : kept) {
       const int rev = (*l)["revision"].get<int>();
       Json cc = (*l)["checks"]["candidate"];
-      if (cc.value("status", "") == "deferred" && deferred.count(rev)) cc = deferred[rev];
+      if (cc.value("status", "") == "deferred" && deferred.count(rev)) {
+        checked_sources = deferred[rev].value("vortex_sources", Json());
+        cc = deferred[rev]["candidate_check"];
+      }
       if (cc.value("status", "") == "passed") {
         best = l;
         candidate_check = cc;
@@ -374,6 +385,21 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
       lr.why = "the CUDA source generated now differs from the one profiled (sha256 " + got_sha.substr(0, 12) + " vs " +
                want_sha.substr(0, 12) + "), and the run folder does not hold the profiled source (" + (saved / "candidate.cu").string() +
                "): the generator changed since the run; refine again";
+      results.push_back(lr);
+      continue;
+    }
+    // The Vortex sources committed must be the ones the candidate check ran (when the check
+    // recorded them): a generator change since needs the check again (`--recheck`).
+    std::string changed;
+    if (checked_sources.is_object()) {
+      for (const auto& [name, sha] : checked_sources.items()) {
+        if (sha256_file((fs::path(files.vortex_dir) / name).string()) != sha.get<std::string>()) changed += (changed.empty() ? "" : ", ") + name;
+      }
+    }
+    if (!changed.empty()) {
+      fs::remove_all(dest);
+      lr.why = "the Vortex sources generated now (" + changed + ") differ from those r" + std::to_string(rec["revision"].get<int>()) +
+               "'s candidate check ran: check again with --recheck (it needs the CUDA output in " + saved.string() + ")";
       results.push_back(lr);
       continue;
     }
@@ -430,7 +456,9 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
              {"input_seed", seed},
              {"cuda_sha256", got_sha},
              // Whether the committed CUDA file is byte for byte the one evaluated (the record's digest).
-             {"cuda_source_verified", !want_sha.empty()}};
+             {"cuda_source_verified", !want_sha.empty()},
+             // The Vortex sources the candidate check ran, when it recorded them (equal to the committed ones).
+             {"vortex_sources_checked", checked_sources.is_object() ? checked_sources : Json()}};
     write_json_file((dest / "validation.json").string(), val);
     // The files a lock writes replace an earlier lock's (never the reference).
     for (const char* old : {"design.json", "cuda", "vortex", "revisions.jsonl", "deferred-checks.jsonl", "signature.json",

@@ -53,8 +53,9 @@ std::vector<SuiteWorker> refine_suite(const SuitePlan& plan, const SuiteRefineOp
 struct DeferredSummary {
   int checked = 0, failed_kept = 0, missing = 0;
 };
+// `recheck`: run them again even when a result is recorded (after a generator change).
 DeferredSummary complete_deferred_checks(const std::string& out, std::ostream& progress,
-                                         const std::vector<std::string>& only_keys = {});
+                                         const std::vector<std::string>& only_keys = {}, bool recheck = false);
 
 struct LockResult {
   std::string bench;
@@ -66,8 +67,9 @@ struct LockResult {
 
 // Locks every benchmark of `plan` whose chain is in `run` (a suite refine RUN folder, or a
 // single `vxsynth refine` OUT folder). `benches` empty: all.
+// `recheck`: the candidate checks of the revisions considered run again (needs their CUDA outputs).
 std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run, const std::vector<std::string>& benches,
-                                   std::ostream& progress);
+                                   std::ostream& progress, bool recheck = false);
 
 // The suite table from the suite folder (references, suite.json and the locked files).
 Json suite_status(const SuitePlan& plan);

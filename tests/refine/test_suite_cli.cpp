@@ -266,6 +266,11 @@ TEST(SuiteCli, CommittedLockedSuiteIsConsistent) {
     const Json& rec = lines.at(sig["revision"].get<std::size_t>());
     EXPECT_EQ(rec["sources"]["cuda_sha256"].get<std::string>(), cuda) << b;
     EXPECT_DOUBLE_EQ(rec["d"].get<double>(), sig["d"].get<double>()) << b;
+    // The committed Vortex sources are those the candidate check ran.
+    ASSERT_TRUE(val["vortex_sources_checked"].is_object()) << b;
+    for (const auto& [name, sha] : val["vortex_sources_checked"].items()) {
+      EXPECT_EQ(sha256_file((b / "vortex" / name).string()), sha.get<std::string>()) << b << " " << name;
+    }
     const design::DesignPoint d = design::read_design((b / "design.json").string());
     EXPECT_EQ(design::procedural_name(d), rec["design"].get<std::string>()) << b;
     codegen::BenchmarkOptions bo;
@@ -274,7 +279,7 @@ TEST(SuiteCli, CommittedLockedSuiteIsConsistent) {
     const auto files = codegen::write_benchmark(d, gen.string(), bo);
     for (const auto& f : fs::directory_iterator(b / "vortex")) {
       EXPECT_EQ(slurp(f.path()), slurp(fs::path(files.vortex_dir) / f.path().filename()))
-          << f.path() << " differs from what the generator writes today: re-lock (vxsynth suite lock)";
+          << f.path() << " differs from what the generator writes today: re-lock with a new candidate check, docs/suite.md \"Re-locking\"";
     }
   }
   EXPECT_GE(locked, 11);
