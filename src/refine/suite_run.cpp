@@ -523,7 +523,18 @@ Json suite_status(const SuitePlan& plan) {
       row["source_worst_ratio"] = val["source_check"].value("worst_ratio", 0.0);
       row["candidate_check"] = val["candidate_check"].value("status", "?");
       row["candidate_worst_ratio"] = val["candidate_check"].value("worst_ratio", 0.0);
-      const double fd = sig["d"].get<double>();
+      double fd = sig["d"].get<double>();
+      // Profiled again N times after the lock (scripts/h200-suite-repeats): the mean D, and in how
+      // many of the profiles the proxy is nearest its own reference of all the suite's.
+      if (sig.contains("repeats") && sig["repeats"].is_object()) {
+        const Json& rep = sig["repeats"];
+        fd = rep.value("d_mean", fd);
+        row["repeats"] = rep.value("profiles", 0);
+        row["d_min"] = rep.value("d_min", fd);
+        row["d_max"] = rep.value("d_max", fd);
+        row["nearest_is_own"] = rep.value("nearest_is_own_reference", 0);
+        row["final_d"] = fd;
+      }
       row["goal_met"] = fd <= 0.05 && fd < 0.5 * b.nearest_d;
       finals.push_back(fd);
     }
@@ -555,7 +566,7 @@ std::string format_suite_status(const Json& status) {
   out << "suite " << status["dir"].get<std::string>() << "\n";
   out << std::left << std::setw(27) << "benchmark" << std::setw(16) << "op" << std::setw(15) << "shape" << std::right
       << std::setw(6) << "share" << std::setw(6) << "path" << std::setw(8) << "tried" << std::setw(9) << "seed D"
-      << std::setw(8) << "final D" << std::setw(9) << "nearest" << "  " << std::left << std::setw(10) << "checks"
+      << std::setw(8) << "final D" << std::setw(6) << "own" << std::setw(9) << "nearest" << "  " << std::left << std::setw(10) << "checks"
       << std::setw(7) << "dev s" << "largest remaining distances\n";
   for (const auto& r : status["rows"]) {
     std::string op = r["op"].get<std::string>();
@@ -563,7 +574,7 @@ std::string format_suite_status(const Json& status) {
         << r["shape"].get<std::string>() << std::right << std::setw(5) << fixed(100 * r["share"].get<double>(), 1) << "%"
         << std::setw(6) << r["precision"].get<std::string>();
     if (!r["locked"].get<bool>()) {
-      out << std::setw(8) << "-" << std::setw(9) << "-" << std::setw(8) << "-" << std::setw(9)
+      out << std::setw(8) << "-" << std::setw(9) << "-" << std::setw(8) << "-" << std::setw(6) << "-" << std::setw(9)
           << fixed(r["nearest_reference_d"].get<double>(), 3) << "  not locked";
     } else {
       const std::string tried = std::to_string(r["revisions"].get<int>()) + "/" + std::to_string(r["retained"].get<int>());
@@ -571,7 +582,10 @@ std::string format_suite_status(const Json& status) {
                                  (r["candidate_check"] == "passed" ? "ok" : "FAIL");
       out << std::setw(8) << tried << std::setw(9)
           << fixed(r["seed_d"].get<double>(), 3) + (r.value("start_is_seed", true) ? " " : "s") << std::setw(7)
-          << fixed(r["final_d"].get<double>(), 3) << (r["goal_met"].get<bool>() ? " " : "*") << std::setw(9)
+          << fixed(r["final_d"].get<double>(), 3) << (r["goal_met"].get<bool>() ? " " : "*") << std::setw(6)
+          << (r.contains("repeats") ? std::to_string(r["nearest_is_own"].get<int>()) + "/" + std::to_string(r["repeats"].get<int>())
+                                    : std::string("-"))
+          << std::setw(9)
           << fixed(r["nearest_reference_d"].get<double>(), 3) << "  " << std::left << std::setw(10) << checks << std::setw(7)
           << fixed(r["device_seconds"].get<double>(), 0);
       std::string worst;
@@ -596,8 +610,9 @@ std::string format_suite_status(const Json& status) {
     out << " " << w << " " << v["benchmarks"].get<int>() << " (of " << v["references"].get<int>() << " references)";
   }
   out << "\ncolumns: share = of the workload's GPU time (merged references added); path = the reference's math; tried = "
-         "revisions tried/retained; seed D marked s: the chain started from another design than the seed; nearest = D from the reference to the nearest other reference; final D marked * "
-         "misses the goal (<= 0.05 and below half of nearest); checks = source/candidate; dev s = device seconds of the chain\n";
+         "revisions tried/retained; seed D marked s: the chain started from another design than the seed; nearest = D from the reference to the nearest other reference; final D = mean over the "
+         "repeat profiles when there are (else the locked profile), marked * when it misses the goal (<= 0.05 and below "
+         "half of nearest); own = in how many repeat profiles the proxy is nearest its own reference of the suite's; checks = source/candidate; dev s = device seconds of the chain\n";
   return out.str();
 }
 
