@@ -695,9 +695,16 @@ def profile_in_workload(args, pairs: list[Pair]) -> dict[str, dict]:
                  "metric_distances": report["distance"]["metrics"]}
         harness_sig = args.suite / pair.name / "signature.json"
         if harness_sig.is_file():
-            h = json.loads(_run([args.vxsynth, "distance", str(harness_sig),
-                                 str(args.suite / pair.name / "reference.json"), "--json"]))
-            entry["d_in_harness"] = h["distance"]["D"]
+            sig = json.loads(harness_sig.read_text())
+            if sig.get("schema") == "vxsynth.locked-signature/1":
+                # A locked pair (`vxsynth suite lock`): D measured in the harness at lock time,
+                # the mean of its repeat profiles when there are.
+                entry["d_in_harness"] = sig.get("repeats", {}).get("d_mean", sig["d"])
+                entry["locked"] = True
+            else:
+                h = json.loads(_run([args.vxsynth, "distance", str(harness_sig),
+                                     str(args.suite / pair.name / "reference.json"), "--json"]))
+                entry["d_in_harness"] = h["distance"]["D"]
         result[pair.name] = entry
     return result
 
