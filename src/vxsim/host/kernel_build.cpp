@@ -214,15 +214,20 @@ KernelBuildResult build_kernel(const KernelBuildOptions& options) {
   std::vector<std::string> objects;
   auto compile = [&](const fs::path& source, bool is_runtime) {
     const Language language = language_of(source);
-    std::vector<std::string> argv = {language == Language::kCxx ? cxx : cc};
+    // Assembly goes through GNU as in both modes: clang 14's integrated assembler writes the
+    // line table of a .S with fixed address steps that linker relaxation (a call shrunk to
+    // jal) then invalidates, so source lines, the verifier's and the PC profile's, would name
+    // the wrong file (vx_start.S for main's loop). GCC's keeps them relocatable.
+    const bool gnu = !clang || language == Language::kAsm;
+    std::vector<std::string> argv = {language == Language::kAsm ? gcc : language == Language::kCxx ? cxx : cc};
     append(argv, kArch);
     // The runtime always builds as the CMake library does (-O3); -O applies to the kernel.
     argv.push_back(is_runtime ? std::string("-O3") : "-O" + options.optimization);
     append(argv, kCommon);
     // The C++ device library wraps picolibc's <math.h>: its folder comes first.
     if (language == Language::kCxx) argv.push_back("-isystem" + (runtime / "cxx").string());
-    append(argv, clang ? kClang : kGcc);
-    if (clang) argv.push_back("-fpass-plugin=" + plugin);
+    append(argv, gnu ? kGcc : kClang);
+    if (!gnu) argv.push_back("-fpass-plugin=" + plugin);
     if (language == Language::kCxx) append(argv, kCxx);
     argv.push_back("-I" + runtime_include.string());
     argv.push_back("-I" + (runtime / "extra").string());
