@@ -117,7 +117,7 @@ void print_perf(const vxsim::Simulator& sim, const vxsim::timing::Vortex2Model* 
            "thread-instructions, a WMMA counted as its micro-ops as SimX does\n";
   } else {
     out << "PERF: vxsim functional simulator: cycles are not modelled (--timing vortex2 models them); instrs = "
-           "thread-instructions\n";
+           "thread-instructions, a WMMA counted as its micro-ops as SimX does\n";
   }
   // "warp loads/stores" are warp instructions; SimX's "loads="/"stores=" (timing lines) are lane accesses.
   out << "PERF: warp instrs=" << total.warp_instructions << ", active lanes="
@@ -136,15 +136,17 @@ void print_perf(const vxsim::Simulator& sim, const vxsim::timing::Vortex2Model* 
   }
   if (cores.size() > 1) {
     for (size_t c = 0; c < cores.size(); ++c) {
-      out << "PERF: core" << c << ": instrs=" << cores[c].thread_instructions << ", cycles=n/a, IPC=n/a\n";
+      out << "PERF: core" << c << ": instrs=" << cores[c].simx_thread_instructions(threads)
+          << ", cycles=n/a, IPC=n/a\n";
     }
   }
   if (total.tensor_uops != 0) {
     out << "PERF: tensor: wmma=" << total.warp_by_class[static_cast<size_t>(vxsim::OpClass::kTensor)]
         << ", uops=" << total.tensor_uops << ", flops=" << total.tensor_flops << ", int ops=" << total.tensor_int_ops
-        << ", issue share=" << static_cast<int>(total.tensor_issue_share() * 1000.0 + 0.5) / 10.0 << "%\n";
+        << ", issue share=" << static_cast<int>(total.tensor_issue_share() * 1000.0 + 0.5) / 10.0
+        << "%, thread-instrs with one per WMMA=" << total.thread_instructions << "\n";
   }
-  out << "PERF: instrs=" << total.thread_instructions << ", cycles=n/a, IPC=n/a\n";
+  out << "PERF: instrs=" << total.simx_thread_instructions(threads) << ", cycles=n/a, IPC=n/a\n";
 }
 
 // Hands every executed instruction to each of several consumers (the simulator takes one).
@@ -338,7 +340,8 @@ int run_kernel(const RunOptions& o) {
       doc["note"] = "vortex2 timing model; counters cover the whole run (one launch)";
       doc["timing"] = vxsim::timing::timing_to_json(timing->summary(), timing->params(), config);
     } else {
-      doc["instrs"] = sim.counters().thread_instructions;  // Vortex 2.x: thread-instructions
+      // Vortex 2.x: thread-instructions, a WMMA counted as its micro-ops (SimX's count).
+      doc["instrs"] = sim.counters().simx_thread_instructions(config.threads);
       doc["cycles"] = nullptr;                             // no timing model
       doc["ipc"] = nullptr;
       doc["note"] = "functional simulation: cycles and IPC are not modelled (--timing vortex2 models them)";

@@ -212,9 +212,9 @@ uint32_t Core::read_csr(const Warp& w, uint32_t lane, uint32_t csr) {
     // Functional mode has no clock: mcycle counts this core's issued warp-instructions.
     case kCsrMcycle: case kCsrCycle: return static_cast<uint32_t>(ctr.warp_instructions);
     case kCsrMcycleH: case kCsrCycleH: return static_cast<uint32_t>(ctr.warp_instructions >> 32);
-    // Vortex 2.x: minstret counts thread-instructions.
-    case kCsrMinstret: case kCsrInstret: return static_cast<uint32_t>(ctr.thread_instructions);
-    case kCsrMinstretH: case kCsrInstretH: return static_cast<uint32_t>(ctr.thread_instructions >> 32);
+    // Vortex 2.x: minstret counts thread-instructions, a WMMA as its micro-ops (as SimX).
+    case kCsrMinstret: case kCsrInstret: return static_cast<uint32_t>(ctr.simx_thread_instructions(nt));
+    case kCsrMinstretH: case kCsrInstretH: return static_cast<uint32_t>(ctr.simx_thread_instructions(nt) >> 32);
     default:
       if (reads_as_zero(csr)) return 0;
       trap(FaultKind::kInvalidCsr, "read of unknown CSR " + hex(csr));

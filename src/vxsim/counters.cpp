@@ -33,6 +33,11 @@ uint64_t Counters::issue_slots() const {
   return warp_instructions - warp_by_class[static_cast<size_t>(OpClass::kTensor)] + tensor_uops;
 }
 
+uint64_t Counters::simx_thread_instructions(uint32_t threads_per_warp) const {
+  return thread_instructions +
+         uint64_t{threads_per_warp} * (tensor_uops - warp_by_class[static_cast<size_t>(OpClass::kTensor)]);
+}
+
 double Counters::tensor_issue_share() const {
   const uint64_t slots = issue_slots();
   return slots == 0 ? 0.0 : static_cast<double>(tensor_uops) / static_cast<double>(slots);

@@ -57,6 +57,10 @@ struct Counters {
   // Issue slots once every WMMA is expanded into its micro-ops (what v2 SimX issues):
   // warp_instructions - WMMA instructions + tensor_uops.
   uint64_t issue_slots() const;
+  // Thread-instructions as SimX counts them (its MINSTRET, hence Vortex's "PERF: instrs="): a
+  // WMMA, which runs with every lane active, counts its micro-ops times the lanes instead of
+  // once per lane. Equals thread_instructions when no WMMA ran.
+  uint64_t simx_thread_instructions(uint32_t threads_per_warp) const;
   // tensor_uops / issue_slots(): the tensor unit's share of the issued stream, an upper bound
   // on its utilisation (1.0 = a micro-op every slot); 0 when nothing ran.
   double tensor_issue_share() const;

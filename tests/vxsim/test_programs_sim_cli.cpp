@@ -193,6 +193,32 @@ TEST_F(SimCli, TensorFormatsAtEveryWarpWidth) {
   }
 }
 
+// Vortex's "PERF: instrs=" is SimX's MINSTRET, which counts a WMMA as its micro-ops on every
+// lane (m_steps * n_steps * k_steps each); our own per-lane count stays in the counters.
+TEST_F(SimCli, PerfCountsWmmaAsSimxMicroOps) {
+  const std::string kernel = built("tensor_formats");
+  // At 4 threads a WMMA is 16 micro-ops: SimX counted 720 more thread-instructions than we did.
+  for (int threads : {4, 32}) {
+    const std::string shape = " --threads " + std::to_string(threads);
+    const ProcessResult json = run_stdout(kCli + " sim run " + kernel + shape + " --perf --json");
+    ASSERT_EQ(json.status, 0) << json.output;
+    const auto doc = nlohmann::json::parse(json.output);
+    const auto& total = doc["counters"]["total"];
+    const uint64_t thread_instrs = total["thread_instructions"].get<uint64_t>();
+    const uint64_t wmma = total["tensor"]["wmma_instructions"].get<uint64_t>();
+    const uint64_t uops = total["tensor"]["uops"].get<uint64_t>();
+    ASSERT_GT(wmma, 0u);
+    ASSERT_GT(uops, wmma) << "every WMMA at " << threads << " threads is several micro-ops";
+    EXPECT_EQ(doc["instrs"].get<uint64_t>(), thread_instrs + threads * (uops - wmma)) << threads;
+
+    const ProcessResult text = sim_run({kernel, "--threads", std::to_string(threads), "--perf"});
+    ASSERT_EQ(text.status, 0) << text.output;
+    EXPECT_EQ(last_line(text.output), "PERF: instrs=" + std::to_string(doc["instrs"].get<uint64_t>()) +
+                                          ", cycles=n/a, IPC=n/a");
+    EXPECT_THAT(text.output, HasSubstr("thread-instrs with one per WMMA=" + std::to_string(thread_instrs)));
+  }
+}
+
 TEST_F(SimCli, PerfEndsWithVortexSummaryOfThreadInstructions) {
   const std::string kernel = built("hello");
   const ProcessResult text = sim_run({kernel, "--perf", "--cores", "2"});

@@ -398,7 +398,7 @@ void Device::dump_perf(std::FILE* stream) const {
   }
   // Vortex's summary form; this simulator is functional, so there are no cycles to report.
   std::fprintf(stream, "PERF: vxsim functional simulator: cycles are not modelled; instrs = thread-instructions "
-                       "over %" PRIu64 " launch(es)\n",
+                       "(a WMMA as its micro-ops, as SimX) over %" PRIu64 " launch(es)\n",
                launches_);
   // VORTEX_PROFILING=1 (MPM class "core") adds the functional counters of each core, with
   // loads and stores counted per active lane as Vortex does.
@@ -416,17 +416,19 @@ void Device::dump_perf(std::FILE* stream) const {
                    c.warps_spawned);
     }
     if (per_core_.size() > 1) {
-      std::fprintf(stream, "PERF: core%zu: instrs=%" PRIu64 ", cycles=n/a, IPC=n/a\n", core, c.thread_instructions);
+      std::fprintf(stream, "PERF: core%zu: instrs=%" PRIu64 ", cycles=n/a, IPC=n/a\n", core,
+                   c.simx_thread_instructions(threads));
     }
   }
   if (total_.tensor_uops != 0) {
     std::fprintf(stream,
                  "PERF: tensor: wmma=%" PRIu64 ", uops=%" PRIu64 ", flops=%" PRIu64 ", int ops=%" PRIu64
-                 ", issue share=%.1f%%\n",
+                 ", issue share=%.1f%%, thread-instrs with one per WMMA=%" PRIu64 "\n",
                  total_.warp_by_class[static_cast<size_t>(OpClass::kTensor)], total_.tensor_uops,
-                 total_.tensor_flops, total_.tensor_int_ops, 100.0 * total_.tensor_issue_share());
+                 total_.tensor_flops, total_.tensor_int_ops, 100.0 * total_.tensor_issue_share(),
+                 total_.thread_instructions);
   }
-  std::fprintf(stream, "PERF: instrs=%" PRIu64 ", cycles=n/a, IPC=n/a\n", total_.thread_instructions);
+  std::fprintf(stream, "PERF: instrs=%" PRIu64 ", cycles=n/a, IPC=n/a\n", total_.simx_thread_instructions(threads));
 }
 
 }  // namespace vxsynth::vxsim::host
