@@ -1,7 +1,8 @@
 #!/bin/bash
 # A host program built outside the tree, as a Vortex user builds one: the vecadd example's
 # main.cpp with Vortex's host flags, through `vxsynth sim flags`, pkg-config, the CMake package
-# and an installed vxsynth; each binary runs the example's kernel and must print PASSED!.
+# and an installed vxsynth; each binary runs the example's kernel and must print PASSED!. The
+# installed `sim cc` must build kernels from the prefix alone (vortex-rt, divergence plugin).
 #   check_host_package.sh BUILD_DIR SOURCE_DIR EXAMPLES_DIR WORK_DIR
 set -euo pipefail
 build=$1 source=$2 examples=$3 work=$4
@@ -39,6 +40,23 @@ case "${flags[*]}" in
 esac
 "$cxx" "${host_flags[@]}" -I"$source/vortex-rt/examples/vecadd" "$main" "${flags[@]}" -o "$work/vecadd-installed"
 run_it "installed sim flags" "$work/vecadd-installed"
+
+# The installed sim cc builds kernels from the prefix alone (its vortex-rt and divergence
+# plugin), with clang and with GCC; the installed host program runs each.
+for compiler in clang gcc; do
+  out=$work/installed-$compiler/kernel.vxbin
+  log=$("$work/prefix/bin/vxsynth" sim cc -v --compiler "$compiler" "$source/vortex-rt/examples/vecadd/kernel.cpp" \
+        -I "$source/vortex-rt/examples/vecadd" -o "$out" 2>&1) || { echo "FAIL: installed sim cc ($compiler):"; echo "$log"; failures=$((failures + 1)); continue; }
+  if grep -qF -e "$source/vortex-rt/src" -e "$source/vortex-rt/include" -e "$build/vortex-rt/llvm" <<<"$log"; then
+    echo "FAIL: installed sim cc ($compiler) used the build or source tree:"; echo "$log"; failures=$((failures + 1))
+  fi
+  if [ "$compiler" = clang ] && ! grep -q -- "-fpass-plugin=$work/prefix/lib/vxsynth/VortexDivergence.so" <<<"$log"; then
+    echo "FAIL: installed sim cc did not load the installed divergence plugin:"; echo "$log"; failures=$((failures + 1))
+  fi
+  kernel=$out
+  run_it "installed sim cc ($compiler) + installed host" "$work/vecadd-installed"
+done
+kernel=$examples/vecadd/kernel.vxbin
 
 mkdir -p "$work/cmake-project"
 cat >"$work/cmake-project/CMakeLists.txt" <<EOF

@@ -82,18 +82,25 @@ class TempDir {
   fs::path path_;
 };
 
+// `relative` under the prefix of an installed vxsynth (cmake --install) when this program is
+// one and the file is there, else "".
+std::string installed_file(const fs::path& relative) {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  const std::string prefix = installed_prefix_of(self.string());
+  if (prefix.empty()) return "";
+  const fs::path path = fs::path(prefix) / relative;
+  return fs::is_regular_file(path, ec) ? path.string() : "";
+}
+
 }  // namespace
 
 std::string default_runtime_dir() {
   if (const char* env = std::getenv("VXSYNTH_VORTEX_RT"); env != nullptr && *env != '\0') return env;
   // An installed vxsynth carries vortex-rt in <prefix>/share/vxsynth/vortex-rt.
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const std::string prefix = installed_prefix_of(self.string());
-    const fs::path installed = fs::path(prefix) / "share" / "vxsynth" / "vortex-rt";
-    if (!prefix.empty() && fs::is_regular_file(installed / "include" / "vx_spawn.h", ec)) return installed.string();
-  }
+  const std::string installed = installed_file("share/vxsynth/vortex-rt/include/vx_spawn.h");
+  if (!installed.empty()) return fs::path(installed).parent_path().parent_path().string();
   return VXSYNTH_VORTEX_RT_DIR;
 }
 
@@ -109,7 +116,9 @@ std::string default_kernel_compiler() {
 
 std::string default_divergence_plugin() {
   if (const char* env = std::getenv("VXSYNTH_VORTEX_PLUGIN"); env != nullptr && *env != '\0') return env;
-  return kDivergencePlugin;
+  // An installed vxsynth carries the plugin in <prefix>/lib/vxsynth.
+  const std::string installed = installed_file("lib/vxsynth/VortexDivergence.so");
+  return installed.empty() ? std::string(kDivergencePlugin) : installed;
 }
 
 std::string annotate_disassembly(const std::string& objdump_text) {
