@@ -5,7 +5,8 @@
    declare only names that Vortex 2.x's headers declare (vortex2_names.txt); vxsynth's own
    helpers live in project-only headers (vortex-rt/extra, vortex_vxsim.h).
 2. Every example kernel (vortex-rt/examples) and the kernels of a sample of generated
-   benchmarks (`vxsynth gen`) build with `vxsynth sim cc` against a runtime folder that holds
+   benchmarks (`vxsynth gen`) build with `vxsynth sim cc`, with clang (the default, with the
+   divergence plugin) and with GCC (`--compiler gcc`), against a runtime folder that holds
    only the Vortex-named headers (no vortex-rt/extra), and the build writes the .bin image that
    SimX's standalone runner takes. Each program folder is copied first, with the one vxsynth
    header that travels with kernels, vx_branchless.h, beside kernel.cpp (a generated benchmark
@@ -101,11 +102,25 @@ def build_program(vxsynth, source, runtime, host, original, out_dir, label):
     if not os.path.exists(companion):
         shutil.copy(os.path.join(source, "vortex-rt", "extra", "vx_branchless.h"), companion)
     kernel = os.path.join(folder, "kernel.cpp")
-    vxbin = os.path.join(out_dir, "build", "kernel.vxbin")  # build/ does not exist yet: sim cc makes it
-    code, output = run([vxsynth, "sim", "cc", "--runtime", runtime, kernel, "-I", folder, "-o", vxbin])
-    if code != 0:
-        fail(f"{label}: kernel does not build against Vortex-named headers only:\n{output}")
-        return
+    for compiler in ("clang", "gcc"):
+        # build-*/ does not exist yet: sim cc makes it.
+        vxbin = os.path.join(out_dir, "build-" + compiler, "kernel.vxbin")
+        code, output = run([vxsynth, "sim", "cc", "--compiler", compiler, "--runtime", runtime, kernel, "-I", folder,
+                            "-o", vxbin])
+        if code != 0:
+            fail(f"{label}: kernel does not build with {compiler} against Vortex-named headers only:\n{output}")
+            return
+        check_images(vxbin, f"{label} ({compiler})")
+    main = os.path.join(folder, "main.cpp")
+    if os.path.isfile(main):
+        cxx = os.environ.get("CXX", "g++")
+        code, output = run([cxx] + HOST_FLAGS + ["-I", folder, "-I", host, main])
+        if code != 0:
+            fail(f"{label}: host program does not compile with Vortex's host flags against vortex.h alone:\n{output}")
+    print(f"built: {label}", flush=True)
+
+
+def check_images(vxbin, label):
     for ext in (".vxbin", ".elf", ".bin"):
         path = vxbin[: -len(".vxbin")] + ext
         if not os.path.isfile(path) or os.path.getsize(path) == 0:
@@ -119,13 +134,6 @@ def build_program(vxsynth, source, runtime, host, original, out_dir, label):
             bin_bytes = f.read()
         if int.from_bytes(vxbin_bytes[:8], "little") != 0x80000000 or bin_bytes != vxbin_bytes[16:]:
             fail(f"{label}: .bin is not the .vxbin image loaded at 0x80000000 ({len(bin_bytes)} vs {vxbin_size} bytes)")
-    main = os.path.join(folder, "main.cpp")
-    if os.path.isfile(main):
-        cxx = os.environ.get("CXX", "g++")
-        code, output = run([cxx] + HOST_FLAGS + ["-I", folder, "-I", host, main])
-        if code != 0:
-            fail(f"{label}: host program does not compile with Vortex's host flags against vortex.h alone:\n{output}")
-    print(f"built: {label}", flush=True)
 
 
 def main():
