@@ -439,6 +439,12 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
       sig["profile_values"] = eval->to_json()["profiles"];
       sig["origin"] = eval->origin;
     }
+    // Repeat profiles of the same CUDA proxy (scripts/suite-repeats-apply) stay valid across a
+    // re-lock of the same revision: keep them.
+    if (fs::is_regular_file(final_dest / "signature.json")) {
+      const Json before = read_json_file((final_dest / "signature.json").string());
+      if (before.value("key", "") == key && before.contains("repeats")) sig["repeats"] = before["repeats"];
+    }
     write_json_file((dest / "signature.json").string(), sig);
     // validation.json: both checks at the design's shape (the reference's profiled shape).
     Json seed = nullptr;

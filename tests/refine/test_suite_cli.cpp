@@ -207,6 +207,14 @@ TEST(SuiteCli, LockStatusAndRunOfACheckedChain) {
   EXPECT_EQ(val["candidate_check"]["status"], "passed");
   EXPECT_GT(val["candidate_tolerance"]["atol"].get<double>(), 0.0);
 
+  // Re-locking the same revision keeps its repeat profiles.
+  {
+    Json with_repeats = read_json_file((bench / "signature.json").string());
+    with_repeats["repeats"] = Json{{"profiles", 2}, {"d", {0.5, 0.6}}};
+    write_json_file((bench / "signature.json").string(), with_repeats);
+    ASSERT_EQ(vxsynth({"suite", "lock", suite.string(), "--run", run.string()}).code, 0);
+    EXPECT_EQ(read_json_file((bench / "signature.json").string())["repeats"]["profiles"], 2);
+  }
   // A lock that fails leaves the earlier lock as it was: the retained design of the run no
   // longer matches its record (a start design swapped in).
   const std::string locked_design = slurp(bench / "design.json");
