@@ -148,9 +148,12 @@ class Figures:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.png = png
         self.written: list[str] = []
+        self.size: dict[str, tuple[int, int]] = {}  # stem -> (width, height) in CSS pixels
 
     def save(self, fig, name: str) -> str:
         plt = _plt()
+        w, h = fig.get_size_inches() * 96
+        self.size[f"figures/{name}"] = (round(w), round(h))
         fig.savefig(self.dir / f"{name}.svg", format="svg", metadata={"Date": None})
         self.written.append(f"figures/{name}.svg")
         if self.png:
@@ -348,7 +351,7 @@ def heatmap_figures(suite: dict, figs: Figures) -> list[tuple[str, str, int]]:
             for j in range(len(METRICS)):
                 if counts[a, j]:
                     v = grid[a, j]
-                    ax.text(j, a, f"{v:+.3f}\nn={counts[a, j]}", ha="center", va="center", fontsize=7,
+                    ax.text(j, a, f"{0.0 if abs(v) < 5e-4 else v:+.3f}\nn={counts[a, j]}", ha="center", va="center", fontsize=7,
                             color="white" if abs(v) > 0.6 * lim else "black")
         ax.set_xticks(range(len(METRICS)), METRICS, rotation=25, ha="right")
         for t, m in zip(ax.get_xticklabels(), METRICS):
@@ -407,8 +410,10 @@ def _e(x) -> str:
     return html.escape(str(x))
 
 
-def _fig(stem: str, alt: str) -> str:
-    return (f'<figure><img src="{stem}.svg" alt="{_e(alt)}">'
+def _fig(stem: str, alt: str, figs: Figures) -> str:
+    # width and height give the page its layout before the figures load (an #anchor lands right)
+    w, h = figs.size[stem]
+    return (f'<figure><img src="{stem}.svg" width="{w}" height="{h}" alt="{_e(alt)}">'
             f'<figcaption>{_e(alt)} (<a href="{stem}.svg">SVG</a>, <a href="{stem}.png">PNG</a>)</figcaption></figure>')
 
 
@@ -418,6 +423,10 @@ def _fmt(v, spec=".3f"):
 
 def shape_of(e: dict) -> str:
     return e["plan"]["serves"][0].get("shape", "-") if e["plan"]["serves"] else "-"
+
+
+def math_of(e: dict) -> str:
+    return str(e["reference"]["op"].get("math", "-"))
 
 
 def _checks_table(v: dict) -> str:
@@ -489,13 +498,13 @@ section.bench { border-top: 2px solid #ddd; margin-top: 1.5em; }
 
 
 def suite_table(suite: dict, out: Path) -> str:
-    head = ("benchmark", "workload", "op", "shape", "share %", "path", "tried/retained", "seed D", "final D",
+    head = ("benchmark", "workload", "op", "shape", "share %", "reference math", "proxy CUDA/Vortex", "tried/retained", "seed D", "final D",
             "nearest D", "checks", "device s", "files")
     rows = []
     for e in suite["benches"]:
         p = e["plan"]
         rel = os.path.relpath(e["dir"], out)
-        files = " ".join(f'<a href="{_e(rel)}/{f}">{f.rstrip("/")}</a>' for f in BENCH_FILES
+        files = " · ".join(f'<a href="{_e(rel)}/{f}">{f.rstrip("/")}</a>' for f in BENCH_FILES
                          if (e["dir"] / f.rstrip("/")).exists())
         name = f'<a href="#{_e(p["name"])}">{_e(p["name"])}</a>' if e["locked"] else _e(p["name"])
         if len(p["serves"]) > 1:
@@ -505,7 +514,8 @@ def suite_table(suite: dict, out: Path) -> str:
             s, v = e["signature"], e["validation"]
             cells = [(p["name"], name), (p["workload"], _e(p["workload"])), (p["op"], _e(p["op"])),
                      (shape_of(e), _e(shape_of(e))), (100 * p["share"], f"{100 * p['share']:.1f}"),
-                     (v["precision"]["cuda"], _e(v["precision"]["cuda"])),
+                     (math_of(e), _e(math_of(e))),
+                     (v["precision"]["cuda"], _e(f"{v['precision']['cuda']}/{v['precision']['vortex']}")),
                      (s["revisions"], f"{s['revisions']}/{s['retained']}"), (s["seed_d"], f"{s['seed_d']:.3f}"),
                      (s["d"], f"{s['d']:.3f}"), (p.get("nearest_d"), _fmt(p.get("nearest_d"))),
                      ("", f"{v['source_check']['status']}/{v['candidate_check']['status']}"),
@@ -513,7 +523,7 @@ def suite_table(suite: dict, out: Path) -> str:
         else:
             cells = [(p["name"], name), (p["workload"], _e(p["workload"])), (p["op"], _e(p["op"])),
                      (shape_of(e), _e(shape_of(e))), (100 * p["share"], f"{100 * p['share']:.1f}"),
-                     ("", "-"), ("", "-"), ("", "-"), ("", "not locked"), (p.get("nearest_d"), _fmt(p.get("nearest_d"))),
+                     (math_of(e), _e(math_of(e))), ("", "-"), ("", "-"), ("", "-"), ("", "not locked"), (p.get("nearest_d"), _fmt(p.get("nearest_d"))),
                      ("", "-"), ("", "-"), ("", files)]
         rows.append("<tr>" + "".join(f'<td data-v="{_e(v)}">{h}</td>' for v, h in cells) + "</tr>")
     return ("<table class='sortable'><thead><tr>" + "".join(f"<th>{h}</th>" for h in head)
@@ -542,18 +552,19 @@ def write_report(suite_dir: Path, out: Path, png: bool = True) -> dict:
              + "</nav>",
              "<h2 id='coverage'>Coverage of each workload</h2>",
              _fig(cov_stem, "GPU-time share of each workload's hot kernels (bars) and cumulative share (line); "
-                            "green bars are served by a locked benchmark"),
+                            "green bars are served by a locked benchmark", figs),
              "<table><tr><th>workload</th><th>suite's part (locked)</th><th>suite references</th>"
              "<th>GPU kernel time per inference</th><th>kernel identities</th></tr>"
              + "".join(f"<tr><td>{_e(c['workload'])}</td><td>{100 * c['locked_share']:.1f}%</td>"
                        f"<td>{100 * c['reference_share']:.1f}%</td><td>{c['total_ms']:.2f} ms</td>"
                        f"<td>{c['identities']}</td></tr>" for c in cov) + "</table>",
              "<h2 id='table'>Suite table</h2><p class='note'>Click a column to sort. share = of the "
-             "workload's GPU kernel time (merged references added); path = the proxy's precision; tried/retained "
+             "workload's GPU kernel time (merged references added); reference math = the vendor kernel's math path; proxy "
+             "CUDA/Vortex = the precision each side of the locked pair computes in; tried/retained "
              "= revisions of the chain; nearest D = D from the reference to the nearest other reference.</p>",
              suite_table(suite, out),
              "<h2 id='matrix'>Distance matrix of references and proxies</h2>",
-             _fig(mat_stem, "D of every locked proxy (columns) to every suite reference (rows)"),
+             _fig(mat_stem, "D of every locked proxy (columns) to every suite reference (rows)", figs),
              "<p>" + "; ".join(
                  f"{_e(f['proxy'])}: own {f['own_d']:.3f}" + ("" if f["nearest"] == f["proxy"] else
                                                                  f", <b>nearer to {_e(f['nearest'])} ({f['nearest_d']:.3f})</b>")
@@ -561,7 +572,7 @@ def write_report(suite_dir: Path, out: Path, png: bool = True) -> dict:
              "<h2 id='heatmaps'>Which axes move which metrics</h2>"]
     for stem, fam, n in heat:
         parts.append(_fig(stem, f"{fam}: mean change of each metric's distance to the reference after a "
-                                f"single-axis move, with counts ({n} moves)"))
+                                f"single-axis move, with counts ({n} moves)", figs))
     for e in locked:
         name = e["plan"]["name"]
         s, v = e["signature"], e["validation"]
@@ -576,9 +587,9 @@ def write_report(suite_dir: Path, out: Path, png: bool = True) -> dict:
                   f"{_fmt(s.get('nearest_reference_d'), '.4f')}). {_e(_spread(e))}. Files: "
                   + " ".join(f'<a href="{_e(rel)}/{f}">{f.rstrip("/")}</a>' for f in BENCH_FILES
                              if (e["dir"] / f.rstrip("/")).exists()) + "</p>",
-                  _fig(bstem, f"{name}: reference vs proxy per metric (by pressure group) and the remaining distances"),
+                  _fig(bstem, f"{name}: reference vs proxy per metric (by pressure group) and the remaining distances", figs),
                   "<h3>Both checks</h3>", _checks_table(v),
-                  "<h3>The chain</h3>", _fig(cstem, f"{name}: D per revision, retained vs reverted"),
+                  "<h3>The chain</h3>", _fig(cstem, f"{name}: D per revision, retained vs reverted", figs),
                   _revision_table(e["revisions"]), "</section>"]
     parts.append(f"<script>{SORT_JS}</script></body></html>")
     (out / "index.html").write_text("\n".join(parts))
