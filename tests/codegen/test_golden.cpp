@@ -1,0 +1,215 @@
+// Byte-identical generation: the CUDA and Vortex sources of a fixed sample of designs are hashed
+// and compared with tests/codegen/golden/hashes.txt, taken from the generator before its
+// components were split per axis value. A refactoring of the generator must keep every hash;
+// an intended change to the output updates the file (VXSYNTH_UPDATE_GOLDEN=1) in the same
+// commit and says why in its message.
+//
+// The sample does not depend on the neighbour moves or src/design/sample (they change with the
+// search): it is the 15 suite seeds and one seed per family, precision and engine class, each
+// with random axis values drawn from a fixed mt19937_64 stream and kept when valid.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "codegen/emit.h"
+#include "design/seed.h"
+#include "design/validity.h"
+
+namespace vxsynth::codegen {
+namespace {
+
+using design::DesignPoint;
+namespace fs = std::filesystem;
+
+const char* kGoldenFile = "codegen/golden/hashes.txt";
+
+std::uint64_t fnv1a(const std::string& text) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string hex(std::uint64_t v) {
+  std::ostringstream s;
+  s << std::hex;
+  s.width(16);
+  s.fill('0');
+  s << v;
+  return s.str();
+}
+
+struct Base {
+  std::string label;
+  DesignPoint seed;
+};
+
+std::vector<Base> bases() {
+  std::vector<Base> out;
+  std::vector<fs::path> refs;
+  for (const auto& e : fs::directory_iterator(fs::path(VXSYNTH_SOURCE_DIR) / "suite/vx-robotics/h200")) {
+    if (fs::is_regular_file(e.path() / "reference.json")) refs.push_back(e.path() / "reference.json");
+  }
+  std::sort(refs.begin(), refs.end());
+  for (const auto& r : refs) out.push_back({r.parent_path().filename().string(), design::seed_from_reference(r.string())});
+  using ops::PrecisionPath;
+  const std::vector<std::pair<std::string, ops::OpSpec (*)(PrecisionPath)>> families = {
+      {"linear", [](PrecisionPath p) { return ops::make_linear("linear", p, 37, 53, 71, true, ops::Activation::gelu); }},
+      {"matmul", [](PrecisionPath p) { return ops::make_matmul("matmul", p, {3}, {1}, 29, 45, 67, false, true); }},
+      {"conv1d",
+       [](PrecisionPath p) {
+         return ops::make_conv("conv1d", p, 2, 12, 20, {19}, {5}, {1}, {2}, {1}, 1, true, ops::ConvLayout::channels_first,
+                               ops::Activation::relu);
+       }},
+      {"conv2d", [](PrecisionPath p) {
+         return ops::make_conv("conv2d", p, 1, 6, 10, {9, 11}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 2, true,
+                               ops::ConvLayout::channels_last, ops::Activation::silu);
+       }}};
+  for (const auto& [family, make] : families) {
+    for (PrecisionPath p : {PrecisionPath::fp32, PrecisionPath::tf32, PrecisionPath::bf16, PrecisionPath::fp16}) {
+      for (auto engine : {design::EngineClass::kSimt, design::EngineClass::kTensorCore}) {
+        if (engine == design::EngineClass::kTensorCore && p == PrecisionPath::fp32) continue;
+        const int block = family == "matmul" ? 64 : family == "conv2d" ? 256 : 128;
+        out.push_back({family + "-" + ops::to_string(p) + "-" + design::to_string(engine),
+                       design::seed_design(make(p), engine, block)});
+      }
+    }
+  }
+  return out;
+}
+
+// Random axis values around a seed (raw mt19937_64 output: the same on every standard library).
+template <typename E>
+E pick(std::mt19937_64& rng) {
+  const auto& values = design::all_values<E>();
+  return values[rng() % values.size()];
+}
+
+DesignPoint mutate(const DesignPoint& seed, std::mt19937_64& rng) {
+  DesignPoint d = seed;
+  const int dims[] = {8, 16, 32, 64, 128};
+  const int regs[] = {1, 2, 4, 8};
+  const int splits[] = {1, 2, 3, 4, 8};
+  auto coin = [&rng] { return rng() % 2 == 0; };
+  if (coin()) d.staging = pick<design::Staging>(rng);
+  if (coin()) d.read_once = pick<design::ReadOnce>(rng);
+  if (coin()) d.lane_a = pick<design::LaneMap>(rng);
+  if (coin()) d.lane_b = pick<design::LaneMap>(rng);
+  if (coin()) d.tile = {dims[rng() % 5], dims[rng() % 5], dims[rng() % 4]};
+  if (coin()) d.register_tile = {regs[rng() % 4], regs[rng() % 4]};
+  if (coin()) d.prefetch = pick<design::Prefetch>(rng);
+  if (coin()) d.fragment = pick<design::Fragment>(rng);
+  if (coin()) d.activation = pick<design::ActivationPlacement>(rng);
+  if (coin()) d.split_k = splits[rng() % 5];
+  if (coin()) {
+    const int warps = d.fixed.block_size / 32;
+    std::vector<design::WarpArrangement> splits_of;
+    for (int m = 1; m <= warps; ++m)
+      if (warps % m == 0) splits_of.push_back({m, warps / m});
+    d.warps = splits_of[rng() % splits_of.size()];
+  }
+  if (coin()) d.boundary = pick<design::Boundary>(rng);
+  if (coin()) d.k_range = pick<design::KRange>(rng);
+  return d;
+}
+
+struct Sample {
+  std::string key;  // base label / procedural name
+  DesignPoint design;
+};
+
+std::vector<Sample> golden_sample() {
+  std::vector<Sample> out;
+  std::mt19937_64 rng(0x601de4);
+  for (const auto& base : bases()) {
+    std::set<std::string> names;
+    auto add = [&](const DesignPoint& d) {
+      if (design::can_implement(d) || !names.insert(design::procedural_name(d)).second) return;
+      out.push_back({base.label + "/" + design::procedural_name(d), d});
+    };
+    add(base.seed);
+    for (int attempt = 0; attempt < 600 && names.size() < 14; ++attempt) add(mutate(base.seed, rng));
+  }
+  return out;
+}
+
+// One line per design: key, then the hash of each generated file in a fixed order.
+std::map<std::string, std::string> hash_lines(const std::vector<Sample>& sample) {
+  std::map<std::string, std::string> out;
+  const VortexCheck check{1.5e-3, 2.5e-2, 7};  // fixed, so tolerance changes elsewhere do not show here
+  for (const auto& s : sample) {
+    std::string line = "cuda=" + hex(fnv1a(emit_cuda(s.design)));
+    for (const auto& f : emit_vortex(s.design, check)) line += " " + f.name + "=" + hex(fnv1a(f.text));
+    out[s.key] = line;
+  }
+  return out;
+}
+
+TEST(Golden, SampleCoversEveryEnumAxisValue) {
+  const auto sample = golden_sample();
+  EXPECT_GE(sample.size(), 300u);
+  std::map<std::string, std::set<std::string>> seen;
+  for (const auto& s : sample) {
+    const auto& d = s.design;
+    seen["staging"].insert(design::to_string(d.staging));
+    seen["read_once"].insert(design::to_string(d.read_once));
+    seen["lane"].insert(design::to_string(d.lane_a) + design::to_string(d.lane_b));
+    seen["prefetch"].insert(design::to_string(d.prefetch));
+    seen["fragment"].insert(design::to_string(d.fragment));
+    seen["activation"].insert(design::to_string(d.activation));
+    seen["boundary"].insert(design::to_string(d.boundary));
+    seen["k_range"].insert(design::to_string(d.k_range));
+    seen["split_k"].insert(d.split_k > 1 ? "split" : "one");
+  }
+  EXPECT_EQ(seen["staging"].size(), design::all_values<design::Staging>().size());
+  EXPECT_EQ(seen["read_once"].size(), design::all_values<design::ReadOnce>().size());
+  EXPECT_EQ(seen["lane"].size(), 4u);
+  EXPECT_EQ(seen["prefetch"].size(), design::all_values<design::Prefetch>().size());
+  EXPECT_EQ(seen["fragment"].size(), design::all_values<design::Fragment>().size());
+  EXPECT_EQ(seen["activation"].size(), design::all_values<design::ActivationPlacement>().size());
+  EXPECT_EQ(seen["boundary"].size(), design::all_values<design::Boundary>().size());
+  EXPECT_EQ(seen["k_range"].size(), design::all_values<design::KRange>().size());
+  EXPECT_EQ(seen["split_k"].size(), 2u);
+}
+
+TEST(Golden, GeneratedSourcesAreByteIdenticalToTheCommittedHashes) {
+  const auto lines = hash_lines(golden_sample());
+  if (const char* update = std::getenv("VXSYNTH_UPDATE_GOLDEN"); update != nullptr && std::string(update) == "1") {
+    fs::create_directories(fs::path(kGoldenFile).parent_path());
+    std::ofstream out(kGoldenFile);
+    out << "# FNV-1a 64 of each generated file per design (tests/codegen/test_golden.cpp).\n";
+    for (const auto& [key, line] : lines) out << key << " " << line << "\n";
+    GTEST_SKIP() << "wrote " << kGoldenFile;
+  }
+  std::ifstream in(kGoldenFile);
+  ASSERT_TRUE(in) << "cannot read tests/" << kGoldenFile;
+  std::map<std::string, std::string> golden;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto space = line.find(' ');
+    golden[line.substr(0, space)] = line.substr(space + 1);
+  }
+  EXPECT_EQ(golden.size(), lines.size()) << "the sample changed size";
+  int differing = 0;
+  for (const auto& [key, line] : lines) {
+    const auto it = golden.find(key);
+    if (it == golden.end()) {
+      ADD_FAILURE() << "not in the golden file: " << key;
+    } else if (it->second != line && ++differing <= 10) {
+      ADD_FAILURE() << key << "\n  golden:    " << it->second << "\n  generated: " << line;
+    }
+  }
+  EXPECT_EQ(differing, 0) << "designs whose generated sources differ";
+}
+
+}  // namespace
+}  // namespace vxsynth::codegen
