@@ -9,7 +9,7 @@
 #include "common/error.h"
 #include "gpu/device_probe.h"
 #include "gpu/elf_inspect.h"
-#include "gpu/process.h"
+#include "common/process.h"
 #include "gpu/sandbox.h"
 #include "ops/op_spec.h"
 #include "signature/derive.h"
@@ -187,7 +187,7 @@ ProfileOutcome profile_candidates(const ProfileRequest& request, const DriverOpt
   std::ofstream(dir / "ncu-command.txt") << render_command(outcome.ncu_argv) << "\n";
   const std::string csv = (dir / "ncu-raw.csv").string();
   const auto t1 = Clock::now();
-  ProcessOptions po{csv, (dir / "ncu.log").string(), {}, options.timeout_seconds};
+  ProcessOptions po{.stdout_path = csv, .stderr_path = (dir / "ncu.log").string(), .timeout_seconds = options.timeout_seconds};
   const auto r = run_process(outcome.ncu_argv, po);
   outcome.ncu_seconds = seconds_since(t1);
   if (r.timed_out) {

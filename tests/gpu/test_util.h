@@ -10,7 +10,7 @@
 #include <string>
 
 #include "gpu/candidate_build.h"
-#include "gpu/process.h"
+#include "common/process.h"
 
 namespace vxsynth::gpu::testing {
 
@@ -54,7 +54,7 @@ inline CliRun run_cli(const std::vector<std::string>& args, const std::string& s
   argv.insert(argv.end(), args.begin(), args.end());
   const std::string log = (std::filesystem::path(scratch) / "cli-output.txt").string();
   CliRun r;
-  r.exit_code = run_process(argv, {log, log, env}).exit_code;
+  r.exit_code = run_process(argv, {.stdout_path = log, .stderr_path = log, .env = env}).exit_code;
   r.output = read_text(log);
   return r;
 }

@@ -22,14 +22,8 @@ struct ProcessResult {
 
 // Runs argv (no shell) with extra environment assignments "NAME=VALUE".
 inline ProcessResult run(const std::vector<std::string>& argv, const std::vector<std::string>& env = {}) {
-  std::vector<std::string> full;
-  if (!env.empty()) {
-    full.push_back("/usr/bin/env");
-    full.insert(full.end(), env.begin(), env.end());
-  }
-  full.insert(full.end(), argv.begin(), argv.end());
   ProcessResult result;
-  result.status = vxsynth::vxsim::host::run_program(full, &result.output);
+  result.status = vxsynth::run_process(argv, {.capture = &result.output, .env = env}).exit_code;
   return result;
 }
 
