@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "common/error.h"
+
 namespace vxsynth::design {
 namespace {
 
@@ -63,9 +65,19 @@ struct Names<Scale> {
   static constexpr std::array<std::pair<Scale, const char*>, 2> table{{{Scale::kNone, "none"}, {Scale::kAlpha, "alpha"}}};
 };
 
+// Values added at run time (add_value), after the built-in table.
+template <typename E>
+std::vector<std::pair<E, std::string>>& added() {
+  static std::vector<std::pair<E, std::string>> values;
+  return values;
+}
+
 template <typename E>
 std::string name_of(E v) {
   for (const auto& [value, name] : Names<E>::table) {
+    if (value == v) return name;
+  }
+  for (const auto& [value, name] : added<E>()) {
     if (value == v) return name;
   }
   return "?";
@@ -79,7 +91,23 @@ bool parse_name(const std::string& s, E& out) {
       return true;
     }
   }
+  for (const auto& [value, name] : added<E>()) {
+    if (s == name) {
+      out = value;
+      return true;
+    }
+  }
   return false;
+}
+
+template <typename E>
+std::vector<E>& values_of() {
+  static std::vector<E> values = [] {
+    std::vector<E> v;
+    for (const auto& entry : Names<E>::table) v.push_back(entry.first);
+    return v;
+  }();
+  return values;
 }
 
 }  // namespace
@@ -106,27 +134,33 @@ bool parse(const std::string& s, Scale& out) { return parse_name(s, out); }
 
 template <typename E>
 const std::vector<E>& all_values() {
-  static const std::vector<E> values = [] {
-    std::vector<E> v;
-    for (const auto& entry : Names<E>::table) v.push_back(entry.first);
-    return v;
-  }();
-  return values;
+  return values_of<E>();
 }
 
 template <typename E>
 std::string value_list() {
   std::string out;
-  for (const auto& entry : Names<E>::table) {
+  for (const E v : values_of<E>()) {
     if (!out.empty()) out += ", ";
-    out += entry.second;
+    out += name_of(v);
   }
   return out;
 }
 
+template <typename E>
+void add_value(E value, const std::string& name) {
+  E existing{};
+  if (name_of(value) != "?" || parse_name(name, existing)) {
+    throw WorkError("axis value \"" + name + "\" (" + std::to_string(static_cast<int>(value)) + ") is taken");
+  }
+  added<E>().push_back({value, name});
+  values_of<E>().push_back(value);
+}
+
 #define VXSYNTH_DESIGN_INSTANTIATE(E)        \
   template const std::vector<E>& all_values<E>(); \
-  template std::string value_list<E>();
+  template std::string value_list<E>();           \
+  template void add_value<E>(E, const std::string&);
 VXSYNTH_DESIGN_INSTANTIATE(Staging)
 VXSYNTH_DESIGN_INSTANTIATE(ReadOnce)
 VXSYNTH_DESIGN_INSTANTIATE(LaneMap)

@@ -106,6 +106,13 @@ const std::vector<E>& all_values();
 template <typename E>
 std::string value_list();
 
+// One more value of an enum axis, at run time, under `name`: to_string, parse, all_values and
+// design.json then know it. A new value normally goes into the enum and its name table; this
+// is for values that live outside the design part (a test's toy value, a plugin). WorkError
+// when the value or the name is taken.
+template <typename E>
+void add_value(E value, const std::string& name);
+
 // Fragment geometry (0 for kNone).
 struct FragmentShape {
   int m = 0, n = 0, k = 0;

@@ -10,7 +10,7 @@
 
 namespace vxsynth::design {
 
-std::string to_string(EngineClass e) { return e == EngineClass::kSimt ? "simt" : "tensor_core"; }
+std::string to_string(EngineClass e) { return std::string(engine_class_name(e)); }
 
 bool parse(const std::string& s, EngineClass& out) {
   if (s == "simt") {

@@ -2,11 +2,14 @@
 // four fixed properties, the Vortex configuration it runs on, and one value per axis.
 #pragma once
 
+#include <VX_config.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/engine_class.h"
 #include "common/json_io.h"
 #include "design/axes.h"
 #include "ops/op_spec.h"
@@ -16,9 +19,10 @@ namespace vxsynth::design {
 inline constexpr const char* kDesignSchemaKind = "design";
 inline constexpr int kDesignSchemaVersion = 1;
 
-enum class EngineClass { kSimt, kTensorCore };
-std::string to_string(EngineClass e);  // "simt" | "tensor_core"
-bool parse(const std::string& s, EngineClass& out);
+// The engine class (common/engine_class.h); a design's is never kUnknown.
+using ::vxsynth::EngineClass;
+std::string to_string(EngineClass e);  // "simt" | "tensor_core" ("unknown")
+bool parse(const std::string& s, EngineClass& out);  // "simt", "tensor_core" or "tensor"; not "unknown"
 
 // The properties a refinement never changes (ARCHITECTURE.md): engine class, data types (the
 // precision path fixes storage, compute and accumulator types), block size and shape.
@@ -29,12 +33,15 @@ struct FixedProperties {
   ops::GemmView shape;  // the op's GEMM view: batch (matmul batch or conv groups), M, N, K
 };
 
-// The Vortex machine a benchmark is written for; a block must fit one core.
+// The Vortex machine a benchmark is written for; a block must fit one core. The defaults are
+// Vortex's default machine (vortex-rt's VX_config.h, which the simulator's vxsim::Config
+// defaults to as well); a seed sizes the machine for its block (seed.cpp). refine turns it
+// into the simulator's configuration (refine/sim_run.h, simulator_config).
 struct VortexConfig {
-  int cores = 1;
-  int warps = 8;              // warps per core
-  int threads = 16;           // threads per warp
-  int local_mem_bytes = 16384;  // local memory per core
+  int cores = NUM_CORES;
+  int warps = NUM_WARPS;           // warps per core
+  int threads = NUM_THREADS;       // threads per warp
+  int local_mem_bytes = LMEM_SIZE;  // local memory per core
   bool operator==(const VortexConfig&) const = default;
 };
 

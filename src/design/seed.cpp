@@ -138,6 +138,7 @@ DesignPoint seed_design(const ops::OpSpec& op, EngineClass engine, int block_siz
   if (block_size <= 0 || block_size % kCudaWarpSize != 0 || block_size > kCudaMaxBlock) {
     throw InputError(source, "block", "block size " + std::to_string(block_size) + " must be a multiple of 32 in 32..1024");
   }
+  if (engine == EngineClass::kUnknown) throw InputError(source, "engine", "the engine class is unknown: simt or tensor_core");
   if (engine == EngineClass::kTensorCore && op.precision == ops::PrecisionPath::fp32) {
     throw InputError(source, "engine", "fp32 has no tensor-core path: use --engine simt or --dtype tf32");
   }

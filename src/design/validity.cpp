@@ -55,6 +55,7 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
 
   // Engine class and data types bound tensor-core lowering.
   const bool tensor = d.fragment != Fragment::kNone;
+  if (f.engine == EngineClass::kUnknown) fail("engine-class", "the engine class is unknown (simt or tensor_core)");
   if (f.engine == EngineClass::kSimt && tensor) {
     fail("engine-class", cat("a simt design cannot use tensor-core fragments (tensor_core = ", to_string(d.fragment), ")"));
   }
@@ -203,11 +204,26 @@ void check_capacities(const DesignPoint& d, std::vector<Violation>& out) {
   }
 }
 
+std::vector<Rule>& added_rules() {
+  static std::vector<Rule> rules;
+  return rules;
+}
+
 }  // namespace
+
+void add_rule(Rule rule) {
+  for (const auto& [id, description] : rule_descriptions()) {
+    if (id == rule.id) throw WorkError("validity rule \"" + rule.id + "\" exists");
+  }
+  added_rules().push_back(std::move(rule));
+}
 
 std::vector<Violation> all_violations(const DesignPoint& d) {
   std::vector<Violation> out;
   check(d, out);
+  for (const auto& rule : added_rules()) {
+    if (auto detail = rule.check(d)) out.push_back({rule.id, *detail});
+  }
   return out;
 }
 
@@ -222,7 +238,8 @@ void require_valid(const DesignPoint& d, const std::string& file) {
 }
 
 const std::vector<std::pair<std::string, std::string>>& rule_descriptions() {
-  static const std::vector<std::pair<std::string, std::string>> rules = {
+  static std::vector<std::pair<std::string, std::string>> rules;
+  static const std::vector<std::pair<std::string, std::string>> built_in = {
       {"fixed-precision", "fixed.precision is the op's precision path"},
       {"fixed-shape", "fixed.shape is the op's GEMM view (batch, M, N, K)"},
       {"block-size", "the block is a multiple of 32 threads up to 1024, and the tile / register tile fills it exactly"},
@@ -246,12 +263,10 @@ const std::vector<std::pair<std::string, std::string>>& rule_descriptions() {
       {"vortex-index-range", "every tensor and workspace of the Vortex side has fewer than 2^31 elements"},
       {"vortex-local-capacity", "resident blocks x local tiles fit the core's local memory"},
   };
-  static const std::vector<std::pair<std::string, std::string>> all = [] {
-    auto v = rules;
-    for (const auto& r : transform_rule_descriptions()) v.push_back(r);
-    return v;
-  }();
-  return all;
+  rules = built_in;
+  for (const auto& r : transform_rule_descriptions()) rules.push_back(r);
+  for (const auto& rule : added_rules()) rules.emplace_back(rule.id, rule.description);
+  return rules;
 }
 
 }  // namespace vxsynth::design

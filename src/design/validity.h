@@ -3,6 +3,7 @@
 // which values break it.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,15 @@ std::optional<Violation> can_implement(const DesignPoint& d);
 std::vector<Violation> all_violations(const DesignPoint& d);
 // InputError(file, "axes", "<rule>: <detail>") when a rule is broken.
 void require_valid(const DesignPoint& d, const std::string& file = "<design>");
+
+// A rule beside the built-in ones, e.g. the rule of an axis value added with add_value: `check`
+// returns the detail when the design breaks it. Checked after the built-in rules.
+struct Rule {
+  std::string id;
+  std::string description;
+  std::function<std::optional<std::string>(const DesignPoint&)> check;
+};
+void add_rule(Rule rule);
 
 // The rule ids with one-line descriptions (docs/design-space.md).
 const std::vector<std::pair<std::string, std::string>>& rule_descriptions();

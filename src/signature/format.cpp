@@ -75,9 +75,9 @@ std::string format_signature(const KernelSignature& k) {
   if (r.properties.empty()) o << " nothing recognised";
   for (const auto& p : r.properties) {
     if (p.key == "engine") continue;
-    o << " " << p.key << "=" << (p.check == Check::kContradicted ? "unknown(read " + p.value + ")" : p.value);
+    o << " " << p.key << "=" << (p.check == Agreement::kContradicted ? "unknown(read " + p.value + ")" : p.value);
     o << " [" << provenance_key(p.provenance);
-    if (p.check != Check::kUnchecked) o << ", " << check_key(p.check);
+    if (p.check != Agreement::kUnchecked) o << ", " << check_key(p.check);
     o << "]";
   }
   o << "\n";

@@ -5,20 +5,12 @@
 
 namespace vxsynth::signature {
 
-std::string_view engine_key(EngineClass e) {
-  switch (e) {
-    case EngineClass::kTensorCore: return "tensor_core";
-    case EngineClass::kSimt: return "simt";
-    case EngineClass::kUnknown: break;
-  }
-  return "unknown";
-}
 std::string_view provenance_key(Provenance p) { return p == Provenance::kDocumented ? "documented" : "inferred"; }
-std::string_view check_key(Check c) {
+std::string_view check_key(Agreement c) {
   switch (c) {
-    case Check::kAgrees: return "agrees";
-    case Check::kContradicted: return "contradicted";
-    case Check::kUnchecked: break;
+    case Agreement::kAgrees: return "agrees";
+    case Agreement::kContradicted: return "contradicted";
+    case Agreement::kUnchecked: break;
   }
   return "unchecked";
 }
@@ -35,7 +27,7 @@ NameProperty* KernelNameReading::find(std::string_view key) {
 }
 std::optional<std::string> KernelNameReading::value(std::string_view key) const {
   const NameProperty* p = find(key);
-  if (!p || p->check == Check::kContradicted) return std::nullopt;
+  if (!p || p->check == Agreement::kContradicted) return std::nullopt;
   return p->value;
 }
 EngineClass KernelNameReading::engine_from_name() const {
@@ -50,7 +42,7 @@ Json KernelNameReading::to_json() const {
   Json props = Json::array();
   for (const auto& p : properties) {
     Json o{{"key", p.key},
-           {"value", p.check == Check::kContradicted ? Json(nullptr) : Json(p.value)},
+           {"value", p.check == Agreement::kContradicted ? Json(nullptr) : Json(p.value)},
            {"read_as", p.value},
            {"token", p.token},
            {"provenance", provenance_key(p.provenance)},
@@ -101,7 +93,7 @@ std::string core_identifier(std::string_view name) {
 struct Reader {
   KernelNameReading r;
   void add(std::string key, std::string value, std::string token, Prov prov) {
-    r.properties.push_back({std::move(key), std::move(value), std::move(token), prov, Check::kUnchecked, ""});
+    r.properties.push_back({std::move(key), std::move(value), std::move(token), prov, Agreement::kUnchecked, ""});
   }
 };
 
@@ -379,7 +371,7 @@ std::optional<std::array<long long, 2>> tile_mn(const std::string& s) {
   return std::array<long long, 2>{std::stoll(m[1]), std::stoll(m[2])};
 }
 void mark(NameProperty& p, bool ok, std::string note) {
-  p.check = ok ? Check::kAgrees : Check::kContradicted;
+  p.check = ok ? Agreement::kAgrees : Agreement::kContradicted;
   p.check_note = std::move(note);
 }
 
@@ -448,7 +440,7 @@ void check_tile_against_grid(NameProperty& p, const std::array<long long, 2>& t,
   }
   if (grid < std::min(a, b)) {
     // A persistent or stream-K schedule loops over tiles: the grid cannot confirm the tile.
-    p.check = Check::kUnchecked;
+    p.check = Agreement::kUnchecked;
     p.check_note = note + ": fewer blocks than tiles (persistent schedule), cannot check";
     return;
   }

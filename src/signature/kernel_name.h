@@ -13,24 +13,29 @@
 #include <string_view>
 #include <vector>
 
+#include "common/engine_class.h"
 #include "common/json_io.h"
 
 namespace vxsynth::signature {
 
-enum class EngineClass : int { kUnknown, kTensorCore, kSimt };
-std::string_view engine_key(EngineClass e);  // "unknown", "tensor_core", "simt"
+// The engine class is the project's one EngineClass (common/engine_class.h); a reading may
+// leave it kUnknown.
+using ::vxsynth::EngineClass;
+inline std::string_view engine_key(EngineClass e) { return engine_class_name(e); }
 
 enum class Provenance : int { kDocumented, kInferred };
-enum class Check : int { kUnchecked, kAgrees, kContradicted };
+// Whether measured evidence agrees with a property read from the name (not to be confused
+// with ops::Check, which names the two equivalence checks).
+enum class Agreement : int { kUnchecked, kAgrees, kContradicted };
 std::string_view provenance_key(Provenance p);
-std::string_view check_key(Check c);
+std::string_view check_key(Agreement c);
 
 struct NameProperty {
   std::string key;    // "engine", "input_type", "accumulator_type", "tile", "warps", ...
   std::string value;  // "tensor_core", "bf16", "128x256x32", "2x2x1", ...
   std::string token;  // the part of the name it was read from
   Provenance provenance = Provenance::kInferred;
-  Check check = Check::kUnchecked;
+  Agreement check = Agreement::kUnchecked;
   std::string check_note;  // what it was checked against
 };
 

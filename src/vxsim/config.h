@@ -2,22 +2,28 @@
 // 4 warps, 4 threads, 16 KiB local memory per core); see docs/vxsim.md.
 #pragma once
 
+#include <VX_config.h>
+
 #include <cstdint>
 
 namespace vxsynth::vxsim {
 
-// Fixed facts of the Vortex 2.x RV32 memory map (vortex-isa.md §3.1).
-inline constexpr uint32_t kIoBaseAddr = 0x40;          // IO_COUT_ADDR: console, one byte slot per hart % 64
-inline constexpr uint32_t kIoConsoleSize = 64;
-inline constexpr uint32_t kIoMpmAddr = 0x80;           // per core 32 x 8 B counters at 0x80 + 256 * core
-inline constexpr uint32_t kIoMpmCoreStride = 256;
-inline constexpr uint32_t kIoExitCodeAddr = 0x88;      // exit code: slot 1 of core 0's MPM block
-inline constexpr uint32_t kUserBaseAddr = 0x10000;     // end of IO, start of the host heap
-inline constexpr uint32_t kStartupAddr = 0x80000000;   // default code / link base
-inline constexpr uint32_t kStackBaseAddr = 0xFFFF0000; // hart h's sp = base - h * kStackSize
-inline constexpr uint32_t kStackSize = 8192;
-inline constexpr uint32_t kLocalMemBaseAddr = 0xFFFF0000;
-inline constexpr uint32_t kCacheLineSize = 64;         // for the "distinct lines" counter
+// Fixed facts of the Vortex 2.x RV32 memory map, from vortex-rt's VX_config.h (the one copy the
+// kernels' start-up code, the host runtime and the simulator share).
+inline constexpr uint32_t kIoBaseAddr = IO_COUT_ADDR;        // console, one byte slot per hart % 64
+inline constexpr uint32_t kIoConsoleSize = IO_COUT_SIZE;
+inline constexpr uint32_t kIoMpmAddr = IO_MPM_ADDR;          // per core 32 x 8 B counters at 0x80 + 256 * core
+inline constexpr uint32_t kIoMpmCoreStride = IO_MPM_CORE_STRIDE;
+inline constexpr uint32_t kIoExitCodeAddr = IO_MPM_EXITCODE; // exit code: slot 1 of core 0's MPM block
+inline constexpr uint32_t kUserBaseAddr = USER_BASE_ADDR;    // end of IO, start of the host heap
+inline constexpr uint32_t kStartupAddr = STARTUP_ADDR;       // default code / link base
+inline constexpr uint32_t kStackBaseAddr = STACK_BASE_ADDR;  // hart h's sp = base - h * kStackSize
+inline constexpr uint32_t kStackSize = STACK_SIZE;
+inline constexpr uint32_t kLocalMemBaseAddr = LMEM_BASE_ADDR;
+inline constexpr uint32_t kCacheLineSize = CACHE_LINE_SIZE;  // for the "distinct lines" counter
+static_assert(kIoBaseAddr == 0x40 && kIoMpmAddr == 0x80 && kIoExitCodeAddr == 0x88 && kUserBaseAddr == 0x10000 &&
+                  kLocalMemBaseAddr == 0xFFFF0000,
+              "the Vortex 2.x memory map");
 
 // Limits of this simulator (the mask types are 32 bits wide).
 inline constexpr uint32_t kMaxCores = 64;
@@ -25,10 +31,11 @@ inline constexpr uint32_t kMaxWarps = 32;
 inline constexpr uint32_t kMaxThreads = 32;
 
 struct Config {
-  uint32_t cores = 1;                 // 1..64
-  uint32_t warps = 4;                 // warps per core, power of two, 1..32
-  uint32_t threads = 4;               // threads per warp, power of two, 1..32
-  uint32_t local_mem_size = 16384;    // bytes per core at 0xFFFF0000; power of two, 1 KiB..64 KiB
+  // The defaults are Vortex's default machine (VX_config.h).
+  uint32_t cores = NUM_CORES;         // 1..64
+  uint32_t warps = NUM_WARPS;         // warps per core, power of two, 1..32
+  uint32_t threads = NUM_THREADS;     // threads per warp, power of two, 1..32
+  uint32_t local_mem_size = LMEM_SIZE;  // bytes per core at 0xFFFF0000; power of two, 1 KiB..64 KiB
   uint64_t max_instructions = 0;      // warp-instruction budget over all cores; 0 = no limit
 
   // Vortex 2.x: NUM_BARRIERS = max(1, NUM_WARPS / 2).

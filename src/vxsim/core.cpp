@@ -17,26 +17,30 @@ std::string hex(uint32_t v) {
   return buf;
 }
 
-// CSR addresses (vortex-isa.md §2.1).
+// CSR addresses: Vortex's from vortex-rt's VX_types.h (shared with the kernels and the host
+// runtime); the user-level cycle/instret aliases are the standard RISC-V numbers.
 enum : uint32_t {
-  kCsrFflags = 0x001, kCsrFrm = 0x002, kCsrFcsr = 0x003,
-  kCsrMscratch = 0x340,
-  kCsrThreadId = 0xCC0, kCsrWarpId = 0xCC1, kCsrCoreId = 0xCC2, kCsrActiveWarps = 0xCC3, kCsrActiveThreads = 0xCC4,
-  kCsrNumThreads = 0xFC0, kCsrNumWarps = 0xFC1, kCsrNumCores = 0xFC2, kCsrLocalMemBase = 0xFC3,
-  kCsrMvendorid = 0xF11, kCsrMarchid = 0xF12, kCsrMimpid = 0xF13, kCsrMhartid = 0xF14,
-  kCsrMcycle = 0xB00, kCsrMinstret = 0xB02, kCsrMcycleH = 0xB80, kCsrMinstretH = 0xB82,
+  kCsrFflags = VX_CSR_FFLAGS, kCsrFrm = VX_CSR_FRM, kCsrFcsr = VX_CSR_FCSR,
+  kCsrMscratch = VX_CSR_MSCRATCH,
+  kCsrThreadId = VX_CSR_THREAD_ID, kCsrWarpId = VX_CSR_WARP_ID, kCsrCoreId = VX_CSR_CORE_ID,
+  kCsrActiveWarps = VX_CSR_ACTIVE_WARPS, kCsrActiveThreads = VX_CSR_ACTIVE_THREADS,
+  kCsrNumThreads = VX_CSR_NUM_THREADS, kCsrNumWarps = VX_CSR_NUM_WARPS, kCsrNumCores = VX_CSR_NUM_CORES,
+  kCsrLocalMemBase = VX_CSR_LOCAL_MEM_BASE,
+  kCsrMvendorid = VX_CSR_MVENDORID, kCsrMarchid = VX_CSR_MARCHID, kCsrMimpid = VX_CSR_MIMPID, kCsrMhartid = VX_CSR_MHARTID,
+  kCsrMcycle = VX_CSR_MCYCLE, kCsrMinstret = VX_CSR_MINSTRET, kCsrMcycleH = VX_CSR_MCYCLE_H, kCsrMinstretH = VX_CSR_MINSTRET_H,
   kCsrCycle = 0xC00, kCsrInstret = 0xC02, kCsrCycleH = 0xC80, kCsrInstretH = 0xC82,
 };
 
 bool reads_as_zero(uint32_t csr) {
   switch (csr) {
-    case 0x300: case 0x301: case 0x302: case 0x303: case 0x304: case 0x305:  // mstatus..mtvec
-    case 0x341: case 0x342: case 0x744: case 0x3A0: case 0x3B0: case 0x180:  // mepc, mcause, mnstatus, pmp, satp
+    case VX_CSR_MSTATUS: case VX_CSR_MISA: case VX_CSR_MEDELEG: case VX_CSR_MIDELEG: case VX_CSR_MIE: case VX_CSR_MTVEC:
+    case VX_CSR_MEPC: case VX_CSR_MCAUSE: case VX_CSR_MNSTATUS: case VX_CSR_PMPCFG0: case VX_CSR_PMPADDR0: case VX_CSR_SATP:
     case kCsrMvendorid: case kCsrMarchid: case kCsrMimpid:
       return true;
     default:
       // MPM counters 3..31 (low and high halves): functional mode has no timing events.
-      return (csr >= 0xB03 && csr <= 0xB1F) || (csr >= 0xB83 && csr <= 0xB9F);
+      return (csr >= VX_CSR_MPM_USER && csr <= VX_CSR_MPM_BASE + 31) ||
+             (csr >= VX_CSR_MPM_USER_H && csr <= VX_CSR_MPM_BASE_H + 31);
   }
 }
 }  // namespace
@@ -232,7 +236,7 @@ void Core::write_csr(Warp& w, uint32_t csr, uint32_t value) {
   }
   if ((csr >> 10) == 3) trap(FaultKind::kInvalidCsr, "write to read-only CSR " + hex(csr));
   // Writable machine CSRs without an effect here (mstatus, mtvec, satp, counters, ...).
-  if (reads_as_zero(csr) || (csr >= 0xB00 && csr <= 0xB9F)) return;
+  if (reads_as_zero(csr) || (csr >= VX_CSR_MPM_BASE && csr <= VX_CSR_MPM_BASE_H + 31)) return;
   trap(FaultKind::kInvalidCsr, "write to unknown CSR " + hex(csr));
 }
 

@@ -25,18 +25,20 @@
 #include "vxsim/config.h"
 #include "vxsim/counters.h"
 #include "vxsim/fault.h"
+#include <VX_types.h>
+
 #include "vxsim/memory.h"
 #include "vxsim/program.h"
 #include "vxsim/trace.h"
 
 namespace vxsynth::vxsim {
 
-// Vortex 2.x DCR addresses (vortex-isa.md §2.2).
-inline constexpr uint32_t kDcrStartupAddr0 = 0x001;
-inline constexpr uint32_t kDcrStartupAddr1 = 0x002;  // high half; must stay 0 on RV32
-inline constexpr uint32_t kDcrStartupArg0 = 0x003;   // MSCRATCH at reset
-inline constexpr uint32_t kDcrStartupArg1 = 0x004;
-inline constexpr uint32_t kDcrMpmClass = 0x005;      // 0 none, 1 core, 2 memory (recorded only)
+// Vortex 2.x DCR addresses, from vortex-rt's VX_types.h.
+inline constexpr uint32_t kDcrStartupAddr0 = VX_DCR_BASE_STARTUP_ADDR0;
+inline constexpr uint32_t kDcrStartupAddr1 = VX_DCR_BASE_STARTUP_ADDR1;  // high half; must stay 0 on RV32
+inline constexpr uint32_t kDcrStartupArg0 = VX_DCR_BASE_STARTUP_ARG0;    // MSCRATCH at reset
+inline constexpr uint32_t kDcrStartupArg1 = VX_DCR_BASE_STARTUP_ARG1;
+inline constexpr uint32_t kDcrMpmClass = VX_DCR_BASE_MPM_CLASS;  // 0 none, 1 core, 2 memory (recorded only)
 
 struct ConsoleLine {
   uint32_t slot = 0;  // hart id % 64

@@ -146,6 +146,21 @@ TEST(Seed, TensorSeedsUseTheFragmentOfTheirPrecision) {
   }
 }
 
+// One EngineClass for the project (common/engine_class.h): a reading may leave it unknown, a
+// design may not.
+TEST(Seed, AnUnknownEngineClassIsRejected) {
+  EXPECT_THROW(linear_seed(EngineClass::kUnknown), InputError);
+  DesignPoint d = linear_seed();
+  d.fixed.engine = EngineClass::kUnknown;
+  const auto v = can_implement(d);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->rule, "engine-class");
+  EngineClass parsed{};
+  EXPECT_FALSE(parse("unknown", parsed));
+  EXPECT_TRUE(parse("tensor_core", parsed));
+  EXPECT_EQ(to_string(EngineClass::kTensorCore), "tensor_core");
+}
+
 TEST(DesignJson, RoundTripsEveryField) {
   DesignPoint d = linear_seed(EngineClass::kSimt, ops::PrecisionPath::fp32, 128, ops::Activation::gelu);
   d.read_once = ReadOnce::kStreaming;

@@ -131,11 +131,11 @@ TEST(Reconcile, GeometryKeepsOrDropsWarpArrangement) {
   MeasuredEvidence ev;
   ev.block_size = 128;
   reconcile(r, ev);
-  EXPECT_EQ(r.find("warps")->check, Check::kAgrees);
+  EXPECT_EQ(r.find("warps")->check, Agreement::kAgrees);
   EXPECT_EQ(val(r, "warps"), "1x4x1");
   ev.block_size = 256;
   reconcile(r, ev);
-  EXPECT_EQ(r.find("warps")->check, Check::kContradicted);
+  EXPECT_EQ(r.find("warps")->check, Agreement::kContradicted);
   EXPECT_FALSE(r.value("warps"));  // a contradicted reading is unknown
 }
 
@@ -147,10 +147,10 @@ TEST(Reconcile, TileAgainstGridAndProblemShape) {
   ev.grid_size = 208;
   ev.problem = MeasuredEvidence::Problem{816, 256, 8};
   reconcile(r, ev);
-  EXPECT_EQ(r.find("tile")->check, Check::kAgrees);
+  EXPECT_EQ(r.find("tile")->check, Agreement::kAgrees);
   ev.grid_size = 300;  // more blocks than tiles, not a multiple of them
   reconcile(r, ev);
-  EXPECT_EQ(r.find("tile")->check, Check::kContradicted);
+  EXPECT_EQ(r.find("tile")->check, Agreement::kContradicted);
 }
 
 TEST(Reconcile, PersistentAndClusterLaunches) {
@@ -161,17 +161,17 @@ TEST(Reconcile, PersistentAndClusterLaunches) {
   ev.grid_size = 132;
   ev.problem = MeasuredEvidence::Problem{816, 16384, 1};
   reconcile(r, ev);
-  EXPECT_EQ(r.find("tile")->check, Check::kUnchecked);
+  EXPECT_EQ(r.find("tile")->check, Agreement::kUnchecked);
   EXPECT_NE(r.find("tile")->check_note.find("persistent"), std::string::npos);
   // pi0 expert linear 51 x 4096 with 48x64 tiles and a 4x1 cluster: 86 tiles rounded up to 88.
   r = read_kernel_name("nvjet_sm90_tst_48x64_64x15_4x1_v_bz_TNN");
   ev.grid_size = 88;
   ev.problem = MeasuredEvidence::Problem{51, 4096, 1};
   reconcile(r, ev);
-  EXPECT_EQ(r.find("tile")->check, Check::kAgrees);
+  EXPECT_EQ(r.find("tile")->check, Agreement::kAgrees);
   ev.grid_size = 90;  // neither a multiple nor the cluster round-up: contradicted
   reconcile(r, ev);
-  EXPECT_EQ(r.find("tile")->check, Check::kContradicted);
+  EXPECT_EQ(r.find("tile")->check, Agreement::kContradicted);
 }
 
 TEST(Reconcile, AGridThatIsMerelyAMultipleOfTheTilesDoesNotAgree) {
@@ -226,8 +226,8 @@ TEST(Reconcile, CountersDecideTheEngineAndTypes) {
   ev.tensor_ops_tf32 = 0;
   ev.gmma_instructions = 1000;
   reconcile(r, ev);
-  EXPECT_EQ(r.find("engine")->check, Check::kAgrees);
-  EXPECT_EQ(r.find("input_type")->check, Check::kAgrees);
+  EXPECT_EQ(r.find("engine")->check, Agreement::kAgrees);
+  EXPECT_EQ(r.find("input_type")->check, Agreement::kAgrees);
   EXPECT_EQ(decide_engine(r, ev).engine, EngineClass::kTensorCore);
 
   // A name that says tensor core on a kernel with no tensor math: the counters win.
@@ -238,7 +238,7 @@ TEST(Reconcile, CountersDecideTheEngineAndTypes) {
   simt.gmma_instructions = 0;
   simt.fp32_thread_instructions = 1e9;
   reconcile(wrong, simt);
-  EXPECT_EQ(wrong.find("engine")->check, Check::kContradicted);
+  EXPECT_EQ(wrong.find("engine")->check, Agreement::kContradicted);
   const auto verdict = decide_engine(wrong, simt);
   EXPECT_EQ(verdict.engine, EngineClass::kSimt);
   EXPECT_NE(verdict.basis.find("disagrees"), std::string::npos);

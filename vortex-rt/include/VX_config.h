@@ -12,6 +12,18 @@
 #define XLEN 32
 #endif
 
+// The default machine (Vortex's default build: 1 core, 4 warps of 4 threads); the simulator's
+// default configuration and a design's default Vortex machine are these.
+#ifndef NUM_CORES
+#define NUM_CORES 1
+#endif
+#ifndef NUM_WARPS
+#define NUM_WARPS 4
+#endif
+#ifndef NUM_THREADS
+#define NUM_THREADS 4
+#endif
+
 // Memory map.
 #define IO_BASE_ADDR        0x00000040
 #define IO_COUT_ADDR        IO_BASE_ADDR
