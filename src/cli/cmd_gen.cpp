@@ -27,7 +27,7 @@ struct GenOptions {
   std::string name, out;
   std::vector<std::string> set;
   int block = 128;
-  bool bias = false, run_sim = false, list_neighbours = false, cuda_only = false, verbose = false, served_op = false;
+  bool bias = false, run_sim = false, list_neighbours = false, verbose = false, served_op = false;
   std::uint64_t seed = 1;
 };
 
@@ -177,12 +177,7 @@ int run_gen(const GenOptions& o) {
     std::cout << "from the kernel name: " << p.key << "=" << p.value << (p.used ? " (used)" : " (not used)") << ": "
               << p.note << "\n";
   std::cout << "wrote " << files.design_json << "\nwrote " << files.cuda_source << "\n";
-  if (!files.vortex) {
-    std::cout << "vortex: not generated: " << files.vortex_skipped << "\n";
-    if (o.run_sim) throw WorkError("--run-sim: " + files.vortex_skipped);
-    return o.cuda_only ? kExitOk : kExitWorkFailed;
-  }
-  std::cout << "wrote " << files.vortex_dir << "/ (common.h kernel.cpp vx_branchless.h main.cpp CMakeLists.txt Makefile data/)\n";
+  std::cout << "wrote " << files.vortex_dir << "/ (common.h kernel.cpp vx_branchless.h bench.h main.cpp CMakeLists.txt Makefile data/)\n";
   if (!o.run_sim) return kExitOk;
   refine::SimRunOptions sim;
   sim.verbose = o.verbose;
@@ -225,7 +220,6 @@ const CommandRegistrar reg(
       sub.add_option("--seed", o->seed, "input seed of vortex/data")->capture_default_str();
       sub.add_flag("--run-sim", o->run_sim, "build the Vortex side, run it on the embedded simulator, check it");
       sub.add_flag("--list-neighbours", o->list_neighbours, "print the single-axis neighbours instead of generating");
-      sub.add_flag("--cuda-only", o->cuda_only, "succeed when only the CUDA side can be generated (tensor-core designs)");
       sub.add_flag("-v,--verbose", o->verbose, "print the build commands");
       return [o] { return run_gen(*o); };
     });

@@ -3,7 +3,7 @@
 //
 //   DIR/design.json          the design point (vxsynth.design/1)
 //   DIR/cuda/candidate.cu    the CUDA candidate (candidate ABI, sm_90)
-//   DIR/vortex/              common.h kernel.cpp main.cpp CMakeLists.txt Makefile
+//   DIR/vortex/              common.h kernel.cpp bench.h main.cpp CMakeLists.txt Makefile
 //   DIR/vortex/data/         seeded inputs and the CPU reference output (vxsynth tensor files)
 #pragma once
 
@@ -23,13 +23,10 @@ struct BenchmarkOptions {
 
 struct BenchmarkFiles {
   std::string dir, design_json, cuda_source, vortex_dir;
-  bool vortex = false;          // false when the Vortex side could not be generated
-  std::string vortex_skipped;   // why
   ops::Tolerance tolerance;     // candidate check tolerance main.cpp uses
 };
 
-// WorkError when a file cannot be written; InputError for an invalid design. The Vortex side
-// of a design it cannot be generated for (see vortex_supported) is left out and explained.
+// WorkError when a file cannot be written; InputError for an invalid design.
 BenchmarkFiles write_benchmark(const design::DesignPoint& d, const std::string& dir, const BenchmarkOptions& options = {});
 
 }  // namespace vxsynth::codegen

@@ -1,7 +1,7 @@
 // The CUDA backend: kernels in an anonymous namespace and the candidate ABI's C entry points.
 #include <sstream>
 
-#include "codegen/components.h"
+#include "codegen/compose.h"
 #include "codegen/emit.h"
 #include "codegen/transform_emitter.h"
 #include "design/transform_family.h"
@@ -12,8 +12,6 @@ namespace vxsynth::codegen {
 using design::DesignPoint;
 
 namespace {
-
-bool is_conv(const DesignPoint& d) { return d.op.kind == ops::OpKind::conv1d || d.op.kind == ops::OpKind::conv2d; }
 
 const char* abi_dtype(ops::DType t) {
   switch (t) {
@@ -198,20 +196,16 @@ std::string entry_points(const DesignPoint& d) {
 std::string emit_cuda(const DesignPoint& d) {
   if (design::is_transform(d)) return emit_transform_cuda(d);
   design::require_valid(d, "design " + design::procedural_name(d));
-  const auto dialect = make_cuda_dialect();
-  const Composer c(d, *dialect);
+  const Composer c(d, Backend::kCuda);
   const ops::DType dtype = ops::storage_dtype(d.fixed.precision);
-  const bool tensor = d.fragment != design::Fragment::kNone;
   std::ostringstream s;
-  s << header_comment(d, true) << "\n";
+  s << header_comment(d, Backend::kCuda) << "\n";
   s << "#include <cuda_runtime.h>\n";
   if (dtype == ops::DType::bf16) s << "#include <cuda_bf16.h>\n";
   if (dtype == ops::DType::f16) s << "#include <cuda_fp16.h>\n";
-  const bool wmma = tensor && !design::is_mma_sync(d.fragment);
-  const bool needs_mma_h = wmma;
-  if (needs_mma_h) s << "#include <mma.h>\n";
+  s << c.includes();
   s << "\n#include \"vxsynth_candidate.h\"\n\nnamespace {\n\n";
-  if (wmma) s << "using namespace nvcuda;\n\n";
+  s << c.preamble();
   s << c.constants() << "\n" << params_struct(d) << tensors_struct(d) << c.scalar_helpers() << "\n" << c.accessors()
     << c.mainloop_functions();
   for (const Pass pass : passes(d)) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/component.h"
 #include "design/design_point.h"
 
 namespace vxsynth::codegen {
@@ -20,7 +21,7 @@ struct SourceFile {
 };
 
 // The generated header comment: design name, reference, op, axis values and their constructs.
-std::string header_comment(const design::DesignPoint& d, bool cuda);
+std::string header_comment(const design::DesignPoint& d, Backend backend);
 
 // InputError when the design breaks a validity rule.
 std::string emit_cuda(const design::DesignPoint& d);
@@ -33,11 +34,7 @@ struct VortexCheck {
   std::uint64_t seed = 1;
 };
 
-// True when the Vortex side of this design can be generated: every valid design (tensor-core
-// designs use vortex-rt's vx_tensor.h); kept as the hook for target-specific limits.
-bool vortex_supported(const design::DesignPoint& d, std::string* why = nullptr);
-
-// InputError for an invalid design; WorkError when !vortex_supported.
+// InputError for an invalid design.
 std::vector<SourceFile> emit_vortex(const design::DesignPoint& d, const VortexCheck& check);
 
 // clang-format over the files (in place); false when clang-format is not installed.

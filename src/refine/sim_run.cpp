@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/process.h"
 #include "ops/tensor_file.h"
 #include "vxsim/host/kernel_build.h"
 
@@ -20,8 +21,17 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 }  // namespace
 
+vxsim::Config simulator_config(const design::VortexConfig& v) {
+  vxsim::Config c;
+  c.cores = static_cast<uint32_t>(v.cores);
+  c.warps = static_cast<uint32_t>(v.warps);
+  c.threads = static_cast<uint32_t>(v.threads);
+  c.local_mem_size = static_cast<uint32_t>(v.local_mem_bytes);
+  c.validate("design vortex machine");
+  return c;
+}
+
 SimRunResult run_on_simulator(const design::DesignPoint& d, const BenchmarkFiles& files, const SimRunOptions& options) {
-  if (!files.vortex) throw WorkError("no Vortex benchmark to run: " + files.vortex_skipped);
   SimRunResult r;
   const fs::path vdir = files.vortex_dir;
   const fs::path build = options.build_dir.empty() ? vdir / "build" : fs::path(options.build_dir);
@@ -37,9 +47,10 @@ SimRunResult run_on_simulator(const design::DesignPoint& d, const BenchmarkFiles
   vxsim::host::build_kernel(kernel);
 
   const std::string bench = (build / "bench").string();
-  std::vector<std::string> cxx = {"c++", "-std=c++17", "-O1", "-o", bench, (vdir / "main.cpp").string(),
-                                   "-I", vdir.string(), "-I", VXSYNTH_SIM_HOST_INCLUDE, "-I", VXSYNTH_VORTEX_RT_INCLUDE,
-                                   VXSYNTH_SIM_HOST_LIB, VXSYNTH_SIM_LIB, VXSYNTH_COMMON_LIB, "-lpthread"};
+  std::vector<std::string> cxx = {"c++", "-std=c++20", "-O1", "-DVXSYNTH_EMBEDDED_SIM", "-o", bench,
+                                   (vdir / "main.cpp").string(), "-I", vdir.string(), "-I", VXSYNTH_SRC_INCLUDE, "-I",
+                                   VXSYNTH_SIM_HOST_INCLUDE, "-I", VXSYNTH_VORTEX_RT_INCLUDE, VXSYNTH_SIM_HOST_LIB,
+                                   VXSYNTH_SIM_LIB, VXSYNTH_OPS_LIB, VXSYNTH_COMMON_LIB, "-lpthread"};
   std::string text;
   if (options.verbose) {
     for (const auto& a : cxx) text += a + " ";
@@ -54,19 +65,15 @@ SimRunResult run_on_simulator(const design::DesignPoint& d, const BenchmarkFiles
   const auto run_start = std::chrono::steady_clock::now();
   const std::string dump = (build / "y.vxt").string();
   fs::remove(dump, ec);
-  std::vector<std::string> argv = {"env",
-                                   "VXSIM_CORES=" + std::to_string(d.vortex.cores),
-                                   "VXSIM_WARPS=" + std::to_string(d.vortex.warps),
-                                   "VXSIM_THREADS=" + std::to_string(d.vortex.threads),
-                                   "VXSIM_LOCAL_MEM=" + std::to_string(d.vortex.local_mem_bytes),
-                                   bench,
-                                   "-k",
-                                   kernel.output,
-                                   "-d",
-                                   (vdir / "data").string(),
-                                   "-o",
-                                   dump};
-  r.exit_code = vxsim::host::run_program(argv, &r.output);
+  // The program asks for the design's machine itself (bench.h); the environment is set too,
+  // so that VXSIM_* settings of the caller's environment do not change what is checked.
+  const vxsim::Config machine = simulator_config(d.vortex);
+  ProcessOptions run;
+  run.capture = &r.output;
+  run.env = {"VXSIM_CORES=" + std::to_string(machine.cores), "VXSIM_WARPS=" + std::to_string(machine.warps),
+             "VXSIM_THREADS=" + std::to_string(machine.threads),
+             "VXSIM_LOCAL_MEM=" + std::to_string(machine.local_mem_size)};
+  r.exit_code = run_process({bench, "-k", kernel.output, "-d", (vdir / "data").string(), "-o", dump}, run).exit_code;
   r.run_seconds = seconds_since(run_start);
 
   const auto instrs = r.output.rfind("PERF: instrs=");

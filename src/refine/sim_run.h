@@ -9,10 +9,15 @@
 #include "codegen/benchmark.h"
 #include "design/design_point.h"
 #include "ops/equivalence.h"
+#include "vxsim/config.h"
 
 namespace vxsynth::refine {
 
 using codegen::BenchmarkFiles;
+
+// The simulator configuration of a design's Vortex machine (the one conversion between
+// design::VortexConfig and vxsim::Config; InputError when the simulator cannot be that machine).
+vxsim::Config simulator_config(const design::VortexConfig& v);
 
 struct SimRunOptions {
   std::string build_dir;  // default: <vortex_dir>/build

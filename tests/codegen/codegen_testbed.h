@@ -14,7 +14,7 @@
 #include "codegen/benchmark.h"
 #include "codegen/emit.h"
 #include "design/seed.h"
-#include "vxsim/host/kernel_build.h"
+#include "common/process.h"
 
 namespace vxsynth::codegen::testbed {
 
@@ -67,7 +67,7 @@ inline std::string compile_cuda_batch(const std::vector<design::DesignPoint>& de
   }
   unit.close();
   std::string output;
-  const int rc = vxsim::host::run_program({nvcc, "-arch=sm_90", "-std=c++17", "-c", (dir / "batch.cu").string(), "-o",
+  const int rc = run_program({nvcc, "-arch=sm_90", "-std=c++17", "-c", (dir / "batch.cu").string(), "-o",
                                            (dir / "batch.o").string(), "-I", VXSYNTH_CANDIDATE_ABI_DIR, "-I",
                                            dir.string()},
                                           &output);

@@ -22,7 +22,7 @@ struct CliRun {
 CliRun vxsynth(std::vector<std::string> args) {
   args.insert(args.begin(), VXSYNTH_CLI_PATH);
   CliRun r;
-  r.code = vxsim::host::run_program(args, &r.output);
+  r.code = run_program(args, &r.output);
   return r;
 }
 
@@ -33,8 +33,12 @@ TEST(CliGen, SeedFromOpParametersRunsOnTheSimulator) {
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("PASSED!"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("run-sim: PASSED"), std::string::npos);
-  EXPECT_NE(r.output.find("PERF: instrs="), std::string::npos);
-  for (const char* f : {"design.json", "cuda/candidate.cu", "vortex/common.h", "vortex/kernel.cpp", "vortex/main.cpp",
+  // One PERF block (printed at vx_dev_close; main.cpp used to print a second one).
+  const auto perf = r.output.find("PERF: instrs=");
+  ASSERT_NE(perf, std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("PERF: instrs=", perf + 1), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("PERF: vxsim"), r.output.rfind("PERF: vxsim")) << r.output;
+  for (const char* f : {"design.json", "cuda/candidate.cu", "vortex/common.h", "vortex/bench.h", "vortex/kernel.cpp", "vortex/main.cpp",
                         "vortex/CMakeLists.txt", "vortex/Makefile", "vortex/data/expected.vxt", "vortex/data/input.vxt"}) {
     EXPECT_TRUE(fs::is_regular_file(dir / f)) << f;
   }
@@ -45,6 +49,49 @@ TEST(CliGen, SeedFromOpParametersRunsOnTheSimulator) {
   std::ifstream a(dir / "cuda/candidate.cu"), b(again / "cuda/candidate.cu");
   const std::string ta((std::istreambuf_iterator<char>(a)), {}), tb((std::istreambuf_iterator<char>(b)), {});
   EXPECT_EQ(ta, tb);
+}
+
+// A generated benchmark built with its CMakeLists.txt and run exactly as its header comment
+// says, in an environment without VXSIM_* settings: the program asks for the machine its
+// design needs (act-1-linear needs 128-thread blocks and 17 KiB of local memory, more than
+// the simulator's default machine).
+TEST(CliGen, BenchmarkRunsAsItsHeaderSays) {
+  const auto dir = testbed::scratch_dir("cli-header");
+  CliRun r = vxsynth({"gen", "--reference", "../suite/vx-robotics/h200/act-5-conv2d/reference.json", "--out", dir.string()});
+  ASSERT_EQ(r.code, 0) << r.output;
+  const design::DesignPoint d = design::read_design((dir / "design.json").string());
+  std::ifstream in(dir / "vortex/CMakeLists.txt");
+  const std::string cmake((std::istreambuf_iterator<char>(in)), {});
+  ASSERT_NE(cmake.find("./bench -k kernel.vxbin -d ../data"), std::string::npos) << cmake;
+  const fs::path build = dir / "vortex/build";
+  const std::string source_dir = fs::absolute("..").string();
+  const std::string build_dir = fs::path(VXSYNTH_CLI_PATH).parent_path().string();
+  std::string out;
+  ASSERT_EQ(run_program({"cmake", "-S", (dir / "vortex").string(), "-B", build.string(),
+                                      "-DVXSYNTH_SOURCE_DIR=" + source_dir, "-DVXSYNTH_BUILD_DIR=" + build_dir},
+                                     &out),
+            0)
+      << out;
+  ASSERT_EQ(run_program({"cmake", "--build", build.string()}, &out), 0) << out;
+  // The header's command, from the build folder, with the VXSIM_* variables removed.
+  const std::string command = "cd '" + build.string() +
+                              "' && env -u VXSIM_CORES -u VXSIM_WARPS -u VXSIM_THREADS -u VXSIM_LOCAL_MEM "
+                              "./bench -k kernel.vxbin -d ../data";
+  ASSERT_EQ(run_program({"/bin/sh", "-c", command}, &out), 0) << out;
+  EXPECT_NE(out.find("PASSED!"), std::string::npos) << out;
+  const std::string machine = std::to_string(d.vortex.warps) + " warps x " + std::to_string(d.vortex.threads) + " threads";
+  EXPECT_NE(out.find("device: " + std::to_string(d.vortex.cores) + " cores x " + machine), std::string::npos) << out;
+  // An explicit setting still wins, and a machine that cannot hold the block is explained.
+  const std::string small = "cd '" + build.string() + "' && VXSIM_WARPS=2 VXSIM_THREADS=4 ./bench -k kernel.vxbin -d ../data";
+  EXPECT_NE(run_program({"/bin/sh", "-c", small}, &out), 0);
+  EXPECT_NE(out.find("does not fit a core of 2 warps x 4 threads"), std::string::npos) << out;
+  EXPECT_NE(out.find("CONFIGS=\"-DNUM_WARPS=" + std::to_string(d.vortex.warps) + " -DNUM_THREADS=" +
+                     std::to_string(d.vortex.threads)),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("VXSIM_WARPS=" + std::to_string(d.vortex.warps) + " VXSIM_THREADS=" + std::to_string(d.vortex.threads)),
+            std::string::npos)
+      << out;
 }
 
 TEST(CliGen, SeedFromASuiteReference) {

@@ -1,18 +1,17 @@
 // Generated code, tested through one testbed (codegen_testbed.h): for each op family and
 // precision path, a sample of the design space in which every axis value occurs (the seed and
 // its single-axis neighbours) plus seeded random designs, on odd shapes that are multiples of
-// no tile. The CUDA side must compile with nvcc -arch=sm_90; the Vortex side (SIMT designs)
-// must build with the RISC-V toolchain and pass the candidate check on the embedded simulator.
+// no tile (design_samples.h). The CUDA side must compile with nvcc -arch=sm_90; the Vortex
+// side runs on the embedded simulator in tests/refine (run_on_simulator).
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdlib>
-#include <future>
 #include <map>
 #include <set>
 
 #include "codegen_testbed.h"
-#include "refine/sim_run.h"
+#include "design_samples.h"
 #include "common/error.h"
 #include "design/sample.h"
 #include "design/validity.h"
@@ -24,61 +23,6 @@ using design::DesignPoint;
 using design::EngineClass;
 using ops::PrecisionPath;
 namespace tb = testbed;
-
-// Small odd shapes (no dimension a multiple of any tile), one per family, with bias and an
-// activation wherever the op has them.
-ops::OpSpec family_op(const std::string& family, PrecisionPath p, ops::Activation act = ops::Activation::gelu) {
-  if (family == "linear") return ops::make_linear("linear", p, 37, 53, 71, true, act);
-  if (family == "matmul") return ops::make_matmul("matmul", p, {3}, {1}, 29, 45, 67, false, true);
-  if (family == "conv1d") {
-    return ops::make_conv("conv1d", p, 2, 12, 20, {19}, {5}, {1}, {2}, {1}, 1, true, ops::ConvLayout::channels_first,
-                          act == ops::Activation::gelu ? ops::Activation::relu : act);
-  }
-  return ops::make_conv("conv2d", p, 1, 6, 10, {9, 11}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 2, true,
-                        ops::ConvLayout::channels_last, act == ops::Activation::gelu ? ops::Activation::silu : act);
-}
-
-const std::vector<std::string> kFamilies = {"linear", "matmul", "conv1d", "conv2d"};
-
-int block_for(const std::string& family) {
-  if (family == "matmul") return 64;
-  if (family == "conv2d") return 256;
-  return 128;
-}
-
-// Which enum values of each axis occur in a set of designs.
-std::map<std::string, std::set<std::string>> axis_values(const std::vector<DesignPoint>& designs) {
-  std::map<std::string, std::set<std::string>> seen;
-  for (const auto& d : designs) {
-    seen["shared_staging"].insert(design::to_string(d.staging));
-    seen["read_once"].insert(design::to_string(d.read_once));
-    seen["lane_a"].insert(design::to_string(d.lane_a));
-    seen["lane_b"].insert(design::to_string(d.lane_b));
-    seen["prefetch"].insert(design::to_string(d.prefetch));
-    seen["tensor_core"].insert(design::to_string(d.fragment));
-    seen["activation"].insert(design::to_string(d.activation));
-    seen["boundary"].insert(design::to_string(d.boundary));
-    seen["k_range"].insert(design::to_string(d.k_range));
-    seen["split_k"].insert(d.split_k > 1 ? "split" : "none");
-    seen["tile"].insert(std::to_string(d.tile.m) + "x" + std::to_string(d.tile.n) + "x" + std::to_string(d.tile.k));
-    seen["register_tile"].insert(std::to_string(d.register_tile.m) + "x" + std::to_string(d.register_tile.n));
-    seen["warps"].insert(std::to_string(d.warps.m) + "x" + std::to_string(d.warps.n));
-  }
-  return seen;
-}
-
-// The sample of one family and precision path: the seed's axis coverage plus random designs.
-std::vector<DesignPoint> family_sample(const std::string& family, PrecisionPath p, EngineClass e, int random_count,
-                                       bool full_coverage = true) {
-  const DesignPoint seed = design::seed_design(family_op(family, p), e, block_for(family));
-  std::vector<DesignPoint> out = full_coverage ? design::axis_coverage(seed) : std::vector<DesignPoint>{seed};
-  std::set<std::string> names;
-  for (const auto& d : out) names.insert(design::procedural_name(d));
-  for (auto& d : design::random_designs(seed, random_count, 0x5eed + out.size() * 31 + family.size(), 5)) {
-    if (names.insert(design::procedural_name(d)).second) out.push_back(std::move(d));
-  }
-  return out;
-}
 
 TEST(Sample, EveryAxisValueOccursForEachFamily) {
   for (const auto& family : kFamilies) {
@@ -144,83 +88,6 @@ TEST(Cuda, SampleOfEveryFamilyAndPrecisionCompilesForSm90) {
   EXPECT_EQ(tb::compile_cuda_batch(second, tb::scratch_dir("cuda-2"), nvcc), "");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("nvcc: %zu designs compiled for sm_90 in %.1f s\n", designs.size(), seconds);
-}
-
-struct RunOutcome {
-  std::string name;
-  bool passed = false;
-  std::string details;
-  double seconds = 0.0;
-};
-
-RunOutcome generate_and_run(const DesignPoint& d, const std::string& dir) {
-  RunOutcome o;
-  o.name = design::procedural_name(d);
-  const auto start = std::chrono::steady_clock::now();
-  try {
-    const BenchmarkFiles files = write_benchmark(d, dir);
-    const refine::SimRunResult r = refine::run_on_simulator(d, files);
-    o.passed = r.passed;
-    if (!r.passed) o.details = r.output + "\n" + r.check_text;
-  } catch (const std::exception& e) {
-    o.details = e.what();
-  }
-  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return o;
-}
-
-// Runs the designs two at a time (CI has two cores) and reports each failure by design name.
-void run_all(const std::vector<DesignPoint>& designs, const std::string& label) {
-  const auto root = tb::scratch_dir(label);
-  const auto start = std::chrono::steady_clock::now();
-  std::size_t passed = 0;
-  for (std::size_t i = 0; i < designs.size(); i += 2) {
-    std::vector<std::future<RunOutcome>> jobs;
-    for (std::size_t j = i; j < std::min(designs.size(), i + 2); ++j) {
-      jobs.push_back(std::async(std::launch::async, generate_and_run, designs[j], (root / std::to_string(j)).string()));
-    }
-    for (auto& job : jobs) {
-      const RunOutcome o = job.get();
-      EXPECT_TRUE(o.passed) << o.name << "\n" << o.details;
-      passed += o.passed;
-    }
-  }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("%s: %zu/%zu designs passed on the embedded simulator in %.1f s\n", label.c_str(), passed,
-              designs.size(), seconds);
-}
-
-class VortexFamily : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(VortexFamily, AxisCoverageAndRandomDesignsPassOnTheSimulator) {
-  const std::string family = GetParam();
-  // fp32 (tf32 for conv1d, whose Vortex side computes fp32 SIMT) with full axis coverage, then
-  // the 16-bit storage paths on seeds and a random design.
-  std::vector<DesignPoint> designs =
-      family_sample(family, family == "conv1d" ? PrecisionPath::tf32 : PrecisionPath::fp32, EngineClass::kSimt, 2);
-  for (const PrecisionPath p : {PrecisionPath::bf16, PrecisionPath::fp16}) {
-    for (auto& d : family_sample(family, p, EngineClass::kSimt, family == "linear" ? 1 : 0, false)) {
-      designs.push_back(std::move(d));
-    }
-  }
-  run_all(designs, "vortex-" + family);
-}
-
-INSTANTIATE_TEST_SUITE_P(Families, VortexFamily, ::testing::ValuesIn(kFamilies));
-
-// Tensor-core designs on the Vortex tensor unit (vx_tensor.h): every family, the three
-// tensor precision paths (tf32 runs as fp16 on Vortex), all fragment shapes.
-TEST(Vortex, TensorCoreSamplePassesOnTheSimulator) {
-  std::vector<DesignPoint> designs;
-  const std::vector<std::tuple<std::string, PrecisionPath, bool>> plan = {
-      {"linear", PrecisionPath::bf16, true},  {"matmul", PrecisionPath::fp16, false}, {"conv1d", PrecisionPath::tf32, false},
-      {"conv2d", PrecisionPath::bf16, false}, {"linear", PrecisionPath::tf32, true},  {"conv2d", PrecisionPath::fp16, false}};
-  for (const auto& [family, p, full] : plan) {
-    for (auto& d : family_sample(family, p, EngineClass::kTensorCore, full ? 0 : 1, full)) designs.push_back(std::move(d));
-  }
-  const auto seen = axis_values(designs);
-  EXPECT_EQ(seen.at("tensor_core").size(), 6u);  // every WMMA and mma.sync shape
-  run_all(designs, "vortex-tensor");
 }
 
 // Vortex computes a tf32 op as fp16 (ops::vortex_path_for), also on SIMT designs: without the

@@ -19,13 +19,13 @@
 #include <sstream>
 
 #include "codegen/emit.h"
+#include "design_samples.h"
 #include "design/seed.h"
 #include "design/validity.h"
 
 namespace vxsynth::codegen {
 namespace {
 
-using design::DesignPoint;
 namespace fs = std::filesystem;
 
 const char* kGoldenFile = "codegen/golden/hashes.txt";
@@ -157,24 +157,15 @@ std::map<std::string, std::string> hash_lines(const std::vector<Sample>& sample)
 TEST(Golden, SampleCoversEveryEnumAxisValue) {
   const auto sample = golden_sample();
   EXPECT_GE(sample.size(), 300u);
-  std::map<std::string, std::set<std::string>> seen;
-  for (const auto& s : sample) {
-    const auto& d = s.design;
-    seen["staging"].insert(design::to_string(d.staging));
-    seen["read_once"].insert(design::to_string(d.read_once));
-    seen["lane"].insert(design::to_string(d.lane_a) + design::to_string(d.lane_b));
-    seen["prefetch"].insert(design::to_string(d.prefetch));
-    seen["fragment"].insert(design::to_string(d.fragment));
-    seen["activation"].insert(design::to_string(d.activation));
-    seen["boundary"].insert(design::to_string(d.boundary));
-    seen["k_range"].insert(design::to_string(d.k_range));
-    seen["split_k"].insert(d.split_k > 1 ? "split" : "one");
-  }
-  EXPECT_EQ(seen["staging"].size(), design::all_values<design::Staging>().size());
+  std::vector<DesignPoint> designs;
+  for (const auto& s : sample) designs.push_back(s.design);
+  auto seen = axis_values(designs);
+  EXPECT_EQ(seen["shared_staging"].size(), design::all_values<design::Staging>().size());
   EXPECT_EQ(seen["read_once"].size(), design::all_values<design::ReadOnce>().size());
-  EXPECT_EQ(seen["lane"].size(), 4u);
+  EXPECT_EQ(seen["lane_a"].size(), 2u);
+  EXPECT_EQ(seen["lane_b"].size(), 2u);
   EXPECT_EQ(seen["prefetch"].size(), design::all_values<design::Prefetch>().size());
-  EXPECT_EQ(seen["fragment"].size(), design::all_values<design::Fragment>().size());
+  EXPECT_EQ(seen["tensor_core"].size(), design::all_values<design::Fragment>().size());
   EXPECT_EQ(seen["activation"].size(), design::all_values<design::ActivationPlacement>().size());
   EXPECT_EQ(seen["boundary"].size(), design::all_values<design::Boundary>().size());
   EXPECT_EQ(seen["k_range"].size(), design::all_values<design::KRange>().size());

@@ -1,0 +1,103 @@
+// tensor_core = none: SIMT FMA. Each thread owns kTM x kTN outputs strided by the thread grid;
+// written once against the Dialect, it serves both backends.
+#include <sstream>
+
+#include "codegen/component.h"
+
+namespace vxsynth::codegen {
+namespace {
+
+class SimtMainloop final : public Mainloop {
+ public:
+  bool tensor() const override { return false; }
+  std::string types(const Context&) const override { return ""; }
+  std::string geometry(const Context& c) const override {
+    const design::BlockGeometry g = design::block_geometry(c.d);
+    std::ostringstream s;
+    s << "// Register tile: each thread owns kTM x kTN outputs, strided by the thread grid.\n";
+    s << "constexpr int kTM = " << c.d.register_tile.m << ", kTN = " << c.d.register_tile.n << ";\n";
+    s << "constexpr int kThreadsM = " << g.threads_m << ", kThreadsN = " << g.threads_n << ";\n";
+    s << "constexpr int kLanesM = " << g.lanes_m << ", kLanesN = " << g.lanes_n << ";\n";
+    return s.str();
+  }
+  std::string operand_value(const Context& c, const std::string& v) const override {
+    return c.x.simt_operand(c.d.fixed.precision, v);
+  }
+  std::string tile_type() const override { return "float"; }
+  std::string tile_words(char operand) const override { return operand == 'a' ? "kBK * kBM" : "kBK * kBN"; }
+  std::string stash_layout() const override { return " ([k][row])"; }
+  std::string stash_store(const Context&, const std::string& rows) const override {
+    return "tile[col * " + rows + " + row] = regs[i];\n";
+  }
+  std::string compute_function(const Context& c) const override {
+    const bool staged_a = c.staged('a'), staged_b = c.staged('b');
+    const Dialect& x = c.x;
+    std::ostringstream s;
+    const bool guard_template = !(staged_a && staged_b);
+    s << "// One k-tile on the FMA pipes: kTM x kTN outputs per thread";
+    if (!staged_a || !staged_b) s << ", unstaged operands read from global memory";
+    s << ".\n";
+    if (guard_template) s << "template <bool kGuard>\n";
+    s << x.device_fn() << " void compute_tile(";
+    if (!staged_a || !staged_b) s << "const Params& p, const Tensors& t, idx_t a_base, idx_t b_base, idx_t m0, idx_t n0, idx_t k0, idx_t k_end, ";
+    s << "int tm, int tn, ";
+    if (staged_a) s << "const float* As, ";
+    if (staged_b) s << "const float* Bs, ";
+    s << "float (&acc)[kTM][kTN]) {\n";
+    s << "for (int kk = 0; kk < kBK; ++kk) {\nfloat a_frag[kTM], b_frag[kTN];\n";
+    s << x.unroll() << "for (int i = 0; i < kTM; ++i) a_frag[i] = ";
+    if (staged_a) s << "As[kk * kBM + tm + i * kThreadsM];\n";
+    else s << "tile_a<kGuard>(p, " << c.source('a') << ", a_base, m0 + tm + i * kThreadsM, k0 + kk, k_end);\n";
+    s << x.unroll() << "for (int j = 0; j < kTN; ++j) b_frag[j] = ";
+    if (staged_b) s << "Bs[kk * kBN + tn + j * kThreadsN];\n";
+    else s << "tile_b<kGuard>(p, " << c.source('b') << ", b_base, n0 + tn + j * kThreadsN, k0 + kk, k_end);\n";
+    s << x.unroll() << "for (int i = 0; i < kTM; ++i)\n" << x.unroll() << "for (int j = 0; j < kTN; ++j) acc[i][j] += a_frag[i] * b_frag[j];\n";
+    s << "}\n";
+    if (!staged_a || !staged_b) {
+      s << "(void)p;\n(void)t;\n(void)a_base;\n(void)b_base;\n(void)m0;\n(void)n0;\n(void)k0;\n(void)k_end;\n";
+    }
+    s << "}\n\n";
+    return s.str();
+  }
+  std::string accumulators(const Context& c) const override {
+    std::ostringstream s;
+    s << "// Warp (warp / kWN, warp % kWN) of the arrangement; lanes form a kLanesM x kLanesN grid.\n";
+    s << "const int tm = (warp / kWN) * kLanesM + lane / kLanesN;\n";
+    s << "const int tn = (warp % kWN) * kLanesN + lane % kLanesN;\n";
+    s << "float acc[kTM][kTN];\n";
+    s << c.x.unroll() << "for (int i = 0; i < kTM; ++i)\n" << c.x.unroll() << "for (int j = 0; j < kTN; ++j) acc[i][j] = 0.0f;\n";
+    return s.str();
+  }
+  std::string compute_call(const Context& c, const std::string& k0, const std::string& buf) const override {
+    const bool staged_a = c.staged('a'), staged_b = c.staged('b');
+    std::string args;
+    if (!staged_a || !staged_b) args += "p, t, " + c.fetch_base('a') + ", " + c.fetch_base('b') + ", m0, n0, " + k0 + ", k_end, ";
+    args += "tm, tn, ";
+    if (staged_a) args += "As + " + buf + " * " + tile_words('a') + ", ";
+    if (staged_b) args += "Bs + " + buf + " * " + tile_words('b') + ", ";
+    args += "acc";
+    if (staged_a && staged_b) return "compute_tile(" + args + ");\n";
+    return c.boundary.dispatch("compute_tile<{G}>(" + args + ");", k0);
+  }
+  std::string unused_after_mainloop() const override { return "(void)b_base;\n(void)a_base;\n"; }
+  std::string epilogue(const Context& c, const std::string& store) const override {
+    std::ostringstream s;
+    s << "// Epilogue: each thread stores its kTM x kTN outputs.\n";
+    const std::string ok = c.x.less("m", "p.M") + " & " + c.x.less("n", "p.N");
+    s << c.boundary.stores([&](bool guarded) {
+      std::ostringstream l;
+      l << c.x.unroll() << "for (int i = 0; i < kTM; ++i)\n" << c.x.unroll() << "for (int j = 0; j < kTN; ++j) {\n"
+        << "const idx_t m = m0 + tm + i * kThreadsM, n = n0 + tn + j * kThreadsN;\nconst float v = acc[i][j];\n"
+        << (guarded ? c.x.guarded(ok, store) : store + "\n") << "}\n";
+      return l.str();
+    });
+    return s.str();
+  }
+  std::string describe(const Context&) const override { return "SIMT FMA"; }
+  std::string register_tile_meaning() const override { return "outputs per thread"; }
+};
+
+REGISTER_COMPONENT(Mainloop, SimtMainloop, {"none"}, {Backend::kCuda, Backend::kVortex});
+
+}  // namespace
+}  // namespace vxsynth::codegen

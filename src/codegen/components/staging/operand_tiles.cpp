@@ -1,0 +1,111 @@
+// shared_staging = none / a / b / ab: the staged operands are fetched into registers and
+// stashed into shared (CUDA) / local (Vortex) tiles, in the mainloop's tile layout; the lane
+// mapping axis decides whether consecutive threads walk k or the row dimension.
+#include <sstream>
+
+#include "codegen/component.h"
+
+namespace vxsynth::codegen {
+namespace {
+
+template <bool kA, bool kB>
+class OperandTiles final : public Staging {
+ public:
+  bool stages(char operand) const override { return operand == 'a' ? kA : kB; }
+  std::string constants(const Context& c) const override {
+    std::ostringstream s;
+    if (kA || kB) s << "constexpr int kBuffers = " << c.pipeline.buffers() << ";\n";
+    if (kA) s << "constexpr int kAPerThread = (kBM * kBK + kThreads - 1) / kThreads;\n";
+    if (kB) s << "constexpr int kBPerThread = (kBN * kBK + kThreads - 1) / kThreads;\n";
+    return s.str();
+  }
+  std::string functions(const Context& c) const override {
+    std::string s;
+    if (kA) s += fetch_stash(c, 'a');
+    if (kB) s += fetch_stash(c, 'b');
+    return s;
+  }
+  std::string tiles(const Context& c) const override {
+    std::ostringstream s;
+    const std::string tile_t = c.mainloop.tile_type();
+    if (kA || kB || c.tensor()) s << c.x.tile_memory_decl();
+    if (kA) s << tile_t << "* As = reinterpret_cast<" << tile_t << "*>(smem);\n";
+    if (kB) {
+      s << tile_t << "* Bs = reinterpret_cast<" << tile_t << "*>(smem)"
+        << (kA ? " + kBuffers * " + c.mainloop.tile_words('a') : "") << ";\n";
+    }
+    if (kA) s << "float a_regs[kAPerThread];\n";
+    if (kB) s << "float b_regs[kBPerThread];\n";
+    return s.str();
+  }
+  std::string fetch(const Context& c, const std::string& k0) const override {
+    std::string out;
+    if (kA) out += "fetch_a<{G}>(p, " + c.source('a') + ", " + c.fetch_base('a') + ", m0, " + k0 + ", k_end, t_id, a_regs);";
+    if (kB) {
+      out += (out.empty() ? "" : "\n") + std::string("fetch_b<{G}>(p, ") + c.source('b') + ", " + c.fetch_base('b') +
+             ", n0, " + k0 + ", k_end, t_id, b_regs);";
+    }
+    return c.boundary.dispatch(out, k0);
+  }
+  std::string stash(const Context& c, const std::string& buf) const override {
+    std::string out;
+    if (kA) out += "stash_a(As + " + buf + " * " + c.mainloop.tile_words('a') + ", t_id, a_regs);\n";
+    if (kB) out += "stash_b(Bs + " + buf + " * " + c.mainloop.tile_words('b') + ", t_id, b_regs);\n";
+    return out;
+  }
+  std::string describe(const Context& c) const override {
+    if (!kA && !kB) return "operands read straight from global memory";
+    return std::string(kA && kB ? "A and B" : (kA ? "A" : "B")) + c.x.staged_tiles();
+  }
+
+ private:
+  static std::string fetch_stash(const Context& c, char operand) {
+    const design::DesignPoint& d = c.d;
+    const Dialect& x = c.x;
+    const bool is_a = operand == 'a';
+    const std::string X = is_a ? "A" : "B";
+    const std::string rows = is_a ? "kBM" : "kBN";
+    const std::string per = is_a ? "kAPerThread" : "kBPerThread";
+    const bool contiguous_k = is_a ? a_contiguous_in_k(d) : b_contiguous_in_k(d);
+    const design::LaneMap lane = is_a ? d.lane_a : d.lane_b;
+    const bool k_fastest = contiguous_k == (lane == design::LaneMap::kForward);
+    const std::int64_t elements = std::int64_t(is_a ? d.tile.m : d.tile.n) * d.tile.k;
+    const bool remainder = elements % d.fixed.block_size != 0;
+    std::ostringstream idx;
+    idx << "const int e = "
+        << (remainder ? x.min_index("t + i * kThreads", rows + " * kBK - 1") : std::string("t + i * kThreads")) << ";\n";
+    if (k_fastest) {
+      idx << "const int row = e / kBK, col = e % kBK;  // consecutive threads walk k\n";
+    } else {
+      idx << "const int col = e / " << rows << ", row = e % " << rows << ";  // consecutive threads walk "
+          << (is_a ? "m" : "n") << "\n";
+    }
+    std::ostringstream s;
+    s << "// Copy of the " << X << " tile (" << rows << " x kBK) into registers, lane mapping "
+      << design::to_string(lane) << (remainder ? " (the last copy repeats the final element)" : "") << ".\n";
+    s << "template <bool kGuard>\n";
+    s << x.device_fn() << " void fetch_" << operand << "(const Params& p, const elem_t* src, idx_t base, idx_t "
+      << (is_a ? "m0" : "n0") << ", idx_t k0, idx_t k_end, int t, float (&regs)[" << per << "]) {\n";
+    s << "for (int i = 0; i < " << per << "; ++i) {\n" << idx.str();
+    s << "regs[i] = tile_" << operand << "<kGuard>(p, src, base, " << (is_a ? "m0" : "n0") << " + row, k0 + col, k_end);\n}\n}\n\n";
+    s << "// Stores the fetched registers into the shared " << X << " tile" << c.mainloop.stash_layout() << ".\n";
+    s << x.device_fn() << " void stash_" << operand << "(" << c.mainloop.tile_type() << "* tile, int t, const float (&regs)["
+      << per << "]) {\n";
+    s << "for (int i = 0; i < " << per << "; ++i) {\n" << idx.str();
+    s << c.mainloop.stash_store(c, rows);
+    s << "}\n}\n\n";
+    return s.str();
+  }
+};
+
+using Unstaged = OperandTiles<false, false>;
+using StagedA = OperandTiles<true, false>;
+using StagedB = OperandTiles<false, true>;
+using StagedAB = OperandTiles<true, true>;
+REGISTER_COMPONENT(Staging, Unstaged, {"none"}, {Backend::kCuda, Backend::kVortex});
+REGISTER_COMPONENT(Staging, StagedA, {"a"}, {Backend::kCuda, Backend::kVortex});
+REGISTER_COMPONENT(Staging, StagedB, {"b"}, {Backend::kCuda, Backend::kVortex});
+REGISTER_COMPONENT(Staging, StagedAB, {"ab"}, {Backend::kCuda, Backend::kVortex});
+
+}  // namespace
+}  // namespace vxsynth::codegen
