@@ -47,7 +47,9 @@ std::string nvcc_version(const std::string& nvcc) {
   if (cached_for == nvcc) return cached;
   const fs::path tmp = fs::temp_directory_path() /
                        ("vxsynth-nvcc-version-" + std::to_string(getpid()) + ".txt");
-  const ProcessResult r = run_process({nvcc, "--version"}, {.stdout_path = tmp.string(), .stderr_path = tmp.string()});
+  ProcessOptions to_tmp;
+  to_tmp.stdout_path = to_tmp.stderr_path = tmp.string();
+  const ProcessResult r = run_process({nvcc, "--version"}, to_tmp);
   std::string text = tail_of_file(tmp.string(), 4096);
   std::error_code ec;
   fs::remove(tmp, ec);
@@ -183,7 +185,9 @@ BuildResult build_candidate(const std::string& source, const BuildOptions& optio
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.insert(argv.end(), {"-o", tmp.string(), fs::absolute(source).string()});
   const auto start = std::chrono::steady_clock::now();
-  const ProcessResult r = run_process(argv, {.stdout_path = result.log_path, .stderr_path = result.log_path});
+  ProcessOptions to_log;
+  to_log.stdout_path = to_log.stderr_path = result.log_path;
+  const ProcessResult r = run_process(argv, to_log);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (r.exit_code != 0 || !fs::exists(tmp)) {
     std::error_code ec;

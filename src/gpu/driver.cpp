@@ -187,7 +187,10 @@ ProfileOutcome profile_candidates(const ProfileRequest& request, const DriverOpt
   std::ofstream(dir / "ncu-command.txt") << render_command(outcome.ncu_argv) << "\n";
   const std::string csv = (dir / "ncu-raw.csv").string();
   const auto t1 = Clock::now();
-  ProcessOptions po{.stdout_path = csv, .stderr_path = (dir / "ncu.log").string(), .timeout_seconds = options.timeout_seconds};
+  ProcessOptions po;
+  po.stdout_path = csv;
+  po.stderr_path = (dir / "ncu.log").string();
+  po.timeout_seconds = options.timeout_seconds;
   const auto r = run_process(outcome.ncu_argv, po);
   outcome.ncu_seconds = seconds_since(t1);
   if (r.timed_out) {

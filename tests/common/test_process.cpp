@@ -25,7 +25,9 @@ std::string read_text(const std::string& path) {
 
 TEST(Process, ExitCodesAndOutputFiles) {
   const std::string out = (std::filesystem::temp_directory_path() / ("vxsynth-proc-" + std::to_string(getpid()))).string();
-  const auto ok = run_process({"sh", "-c", "echo hello; echo oops >&2; exit 3"}, {.stdout_path = out, .stderr_path = out});
+  ProcessOptions to_file;
+  to_file.stdout_path = to_file.stderr_path = out;
+  const auto ok = run_process({"sh", "-c", "echo hello; echo oops >&2; exit 3"}, to_file);
   EXPECT_EQ(ok.exit_code, 3);
   EXPECT_FALSE(ok.timed_out);
   const std::string text = read_text(out);
@@ -49,14 +51,18 @@ TEST(Process, CapturesStdoutAndStderrTogether) {
 TEST(Process, ExtraEnvironmentReplacesInheritedValues) {
   ::setenv("VX_PROCESS_TEST", "inherited", 1);
   std::string text;
-  const auto r = run_process({"sh", "-c", "echo \"$VX_PROCESS_TEST $VX_OTHER\""},
-                             {.capture = &text, .env = {"VX_PROCESS_TEST=set", "VX_OTHER=too"}});
+  ProcessOptions o;
+  o.capture = &text;
+  o.env = {"VX_PROCESS_TEST=set", "VX_OTHER=too"};
+  const auto r = run_process({"sh", "-c", "echo \"$VX_PROCESS_TEST $VX_OTHER\""}, o);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(text, "set too\n");
   EXPECT_EQ(run_program({"sh", "-c", "echo $VX_PROCESS_TEST"}, &text), 0);
   EXPECT_EQ(text, "inherited\n");
   ::unsetenv("VX_PROCESS_TEST");
-  EXPECT_THROW(run_process({"true"}, {.env = {"NO_EQUALS_SIGN"}}), WorkError);
+  ProcessOptions bad;
+  bad.env = {"NO_EQUALS_SIGN"};
+  EXPECT_THROW(run_process({"true"}, bad), WorkError);
 }
 
 TEST(Process, TimeoutKillsTheWholeGroup) {
@@ -72,11 +78,16 @@ TEST(Process, TimeoutKillsTheWholeGroup) {
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_TRUE(r.timed_out) << capture;
     EXPECT_LT(took, 10.0) << capture;
-    if (capture) EXPECT_EQ(text, "started\n");
+    if (capture) {
+      EXPECT_EQ(text, "started\n");
+    }
   }
   // A program that finishes in time with a timeout set.
   std::string text;
-  const auto quick = run_process({"sh", "-c", "echo done"}, {.capture = &text, .timeout_seconds = 10});
+  ProcessOptions in_time;
+  in_time.capture = &text;
+  in_time.timeout_seconds = 10;
+  const auto quick = run_process({"sh", "-c", "echo done"}, in_time);
   EXPECT_FALSE(quick.timed_out);
   EXPECT_EQ(quick.exit_code, 0);
   EXPECT_EQ(text, "done\n");

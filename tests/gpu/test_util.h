@@ -54,7 +54,10 @@ inline CliRun run_cli(const std::vector<std::string>& args, const std::string& s
   argv.insert(argv.end(), args.begin(), args.end());
   const std::string log = (std::filesystem::path(scratch) / "cli-output.txt").string();
   CliRun r;
-  r.exit_code = run_process(argv, {.stdout_path = log, .stderr_path = log, .env = env}).exit_code;
+  ProcessOptions o;
+  o.stdout_path = o.stderr_path = log;
+  o.env = env;
+  r.exit_code = run_process(argv, o).exit_code;
   r.output = read_text(log);
   return r;
 }

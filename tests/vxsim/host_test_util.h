@@ -23,7 +23,10 @@ struct ProcessResult {
 // Runs argv (no shell) with extra environment assignments "NAME=VALUE".
 inline ProcessResult run(const std::vector<std::string>& argv, const std::vector<std::string>& env = {}) {
   ProcessResult result;
-  result.status = vxsynth::run_process(argv, {.capture = &result.output, .env = env}).exit_code;
+  vxsynth::ProcessOptions o;
+  o.capture = &result.output;
+  o.env = env;
+  result.status = vxsynth::run_process(argv, o).exit_code;
   return result;
 }
 

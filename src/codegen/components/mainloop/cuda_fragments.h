@@ -28,8 +28,10 @@ inline std::string cuda_smem_type(const Context& c) {
 // The GEMM body's warp position and its kTM x kTN accumulator fragments, each set to zero by
 // `zero` (a statement on acc[i][j]).
 inline std::string cuda_accumulators(const Context& c, const std::string& zero) {
-  return "const int wm = warp / kWN, wn = warp % kWN;\n(void)lane;\nacc_frag_t acc[kTM][kTN];\n" + c.x.unroll() +
-         "for (int i = 0; i < kTM; ++i)\n" + c.x.unroll() + "for (int j = 0; j < kTN; ++j)" + zero;
+  std::ostringstream s;
+  s << "const int wm = warp / kWN, wn = warp % kWN;\n(void)lane;\nacc_frag_t acc[kTM][kTN];\n" << c.x.unroll()
+    << "for (int i = 0; i < kTM; ++i)\n" << c.x.unroll() << "for (int j = 0; j < kTN; ++j)" << zero;
+  return s.str();
 }
 
 inline std::string cuda_stash_value(const Context& c) {

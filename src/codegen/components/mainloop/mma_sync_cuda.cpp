@@ -53,7 +53,10 @@ class MmaSyncMainloop final : public TensorTilesMainloop {
     return s.str();
   }
   std::string accumulators(const Context& c) const override {
-    return cuda_accumulators(c, "\n" + c.x.unroll() + "for (int e = 0; e < 4; ++e) acc[i][j].x[e] = 0.0f;\n");
+    std::string zero = "\n";
+    zero += c.x.unroll();
+    zero += "for (int e = 0; e < 4; ++e) acc[i][j].x[e] = 0.0f;\n";
+    return cuda_accumulators(c, zero);
   }
   std::string describe(const Context&) const override { return "PTX mma.sync fragments"; }
 
