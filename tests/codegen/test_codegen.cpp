@@ -136,7 +136,7 @@ TEST(Emit, GeneratedCodeNamesItsDesignAndHasNoCodeForAxesNotTaken) {
   EXPECT_NE(s.find("__ldcs"), std::string::npos);
   EXPECT_EQ(s.find("atomicAdd"), std::string::npos);  // split-K without atomics
   const auto vortex = emit_vortex(seed, {});
-  ASSERT_EQ(vortex.size(), 6u);  // common.h, kernel.cpp, vx_branchless.h, main.cpp, CMakeLists.txt, Makefile
+  ASSERT_EQ(vortex.size(), 7u);  // common.h, kernel.cpp, vx_branchless.h, bench.h, main.cpp, CMakeLists.txt, Makefile
   for (const auto& f : vortex) {
     // The kernel's project-only header travels with it, so a Vortex tree needs no vxsynth folder.
     std::string wanted;
@@ -149,10 +149,20 @@ TEST(Emit, GeneratedCodeNamesItsDesignAndHasNoCodeForAxesNotTaken) {
     }
   }
   for (const auto& f : vortex) {
-    if (f.name == "kernel.cpp" || f.name == "main.cpp" || f.name == "common.h") {
+    if (f.name == "kernel.cpp" || f.name == "bench.h" || f.name == "common.h") {
       EXPECT_NE(f.text.find(design::procedural_name(seed)), std::string::npos) << f.name;
     }
   }
+  // The host program is one source for every design; what differs is in bench.h.
+  const auto other = emit_vortex(split, {});
+  auto text_of = [](const std::vector<SourceFile>& files, const std::string& name) {
+    for (const auto& f : files)
+      if (f.name == name) return f.text;
+    return std::string();
+  };
+  EXPECT_EQ(text_of(vortex, "main.cpp"), text_of(other, "main.cpp"));
+  EXPECT_NE(text_of(vortex, "main.cpp").find("ops::read_tensor_file"), std::string::npos);
+  EXPECT_NE(text_of(vortex, "bench.h"), text_of(other, "bench.h"));
 }
 
 }  // namespace
