@@ -15,7 +15,7 @@
 #include "ops/op_spec.h"
 #include "ops/tensor_file.h"
 #include "refine/replay.h"
-#include "gpu/process.h"
+#include "common/process.h"
 #include "vxsim/host/kernel_build.h"
 
 namespace vxsynth::refine {
@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 GpuEvaluator::GpuEvaluator(std::string work_dir, std::string checks_dir, int repeats, gpu::DriverOptions driver)
     : work_dir_(std::move(work_dir)), checks_dir_(std::move(checks_dir)), repeats_(repeats), driver_(std::move(driver)) {}
 
-bool vortex_toolchain_present() { return !gpu::find_on_path(vxsim::host::default_tool_prefix() + "gcc").empty(); }
+bool vortex_toolchain_present() { return !find_on_path(vxsim::host::default_tool_prefix() + "gcc").empty(); }
 
 std::string tensor_data_sha256(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
