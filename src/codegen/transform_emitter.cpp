@@ -22,8 +22,8 @@ std::string layout_words(const ops::OpSpec& op, ops::ConvLayout l) {
 // The pieces of one transform kernel, written once for both backends.
 class TransformWriter {
  public:
-  TransformWriter(const DesignPoint& d, const Dialect& x)
-      : d_(d), x_(x), g_(design::transform_geometry(d)), v_(design::transpose_view(d.op)),
+  TransformWriter(const DesignPoint& d, const Dialect& x, bool cuda)
+      : d_(d), x_(x), cuda_(cuda), g_(design::transform_geometry(d)), v_(design::transpose_view(d.op)),
         dtype_(ops::storage_dtype(d.fixed.precision)), elem_(static_cast<int>(ops::dtype_size(dtype_))) {}
 
   std::string header(bool cuda) const {
@@ -92,8 +92,8 @@ class TransformWriter {
     }
     s << "typedef " << (elem_ == 4 ? "uint32_t" : "uint16_t") << " bits_t;  // one " << ops::to_string(dtype_)
       << " element, moved as its bits\n";
-    s << "typedef " << (x_.is_cuda() ? "long long" : "int32_t") << " idx_t;\n";
-    if (x_.is_cuda()) s << "typedef " << vector_type() << " vec_t;  // one access of kRN elements\n";
+    s << "typedef " << (cuda_ ? "long long" : "int32_t") << " idx_t;\n";
+    if (cuda_) s << "typedef " << vector_type() << " vec_t;  // one access of kRN elements\n";
     if (d_.k_range == design::KRange::kFixed) {
       s << "constexpr idx_t kBatch = " << v_.batch << ", kRows = " << v_.rows << ", kCols = " << v_.cols
         << ";  // compiled in\n";
@@ -104,7 +104,7 @@ class TransformWriter {
   std::string helpers() const {
     std::ostringstream s;
     const std::string fn = x_.device_fn();
-    if (x_.is_cuda()) {
+    if (cuda_) {
       s << fn << " void load_vec(const bits_t* p, bits_t* e) {\nconst vec_t v = "
         << x_.load(d_.read_once, "reinterpret_cast<const vec_t*>(p)") << ";\nmemcpy(e, &v, sizeof(v));\n}\n";
       s << fn << " bits_t load_one(const bits_t* p) { return " << x_.load(d_.read_once, "p") << "; }\n";
@@ -119,7 +119,7 @@ class TransformWriter {
     }
     if (d_.scale == design::Scale::kAlpha) {
       s << "// alpha * x in fp32 (alpha = 1 from the host, so the multiply stays in the code).\n";
-      if (x_.is_cuda()) {
+      if (cuda_) {
         switch (dtype_) {
           case ops::DType::f32:
             s << fn << " bits_t scale(bits_t v, float alpha) { return __float_as_uint(__uint_as_float(v) * alpha); }\n";
@@ -170,13 +170,13 @@ class TransformWriter {
       return out;
     };
     auto ok_expr = [&](const std::string& row, const std::string& col) {
-      if (x_.is_cuda()) return "(" + row + " < rows && " + col + " < cols)";
+      if (cuda_) return "(" + row + " < rows && " + col + " < cols)";
       return "(vxb_lt((uint32_t)(" + row + "), (uint32_t)rows) & vxb_lt((uint32_t)(" + col + "), (uint32_t)cols))";
     };
     // The address of a load: a lane outside the tensor reads element 0 (Vortex, branch-free) or
     // does not load (CUDA).
     auto load_at = [&](const std::string& offset) {
-      if (!guard || x_.is_cuda()) return "x + " + offset;
+      if (!guard || cuda_) return "x + " + offset;
       return "x + ((" + offset + ") & (idx_t)vxb_mask(ok))";
     };
     auto predicated = [&](const std::string& stmt) {
@@ -187,7 +187,7 @@ class TransformWriter {
                                                     : "const int rg = t % kReadRowGroups, cg = t / kReadRowGroups;\n";
     const std::string write_map = g_.writes_coalesced ? "const int wc = t % kWriteColGroups, wr = t / kWriteColGroups;\n"
                                                       : "const int wr = t % kWriteRowGroups, wc = t / kWriteRowGroups;\n";
-    const std::string ok_decl = x_.is_cuda() ? "const bool ok = " : "const uint32_t ok = ";
+    const std::string ok_decl = cuda_ ? "const bool ok = " : "const uint32_t ok = ";
     if (g_.staged) {
       s << "// Reads: rows rg + i * kReadRowGroups, columns cg * kRN .. + kRN of the input tile.\n{\n" << read_map
         << "const idx_t col = col0 + cg * kRN;\n" << x_.unroll() << "for (int i = 0; i < kRM; ++i) {\n"
@@ -196,7 +196,7 @@ class TransformWriter {
       const std::string body = "load_vec(" + load_at("row * cols + col") + ", e);\n" + x_.unroll() +
                                "for (int j = 0; j < kRN; ++j) tile[r * kLd + cg * kRN + j] = e[j];";
       // Vortex stages whatever a masked lane read: no write below uses it.
-      s << (guard && x_.is_cuda() ? "if (ok) {\n" + body + "\n}\n" : body + "\n");
+      s << (guard && cuda_ ? "if (ok) {\n" + body + "\n}\n" : body + "\n");
       s << "}\n}\n__syncthreads();\n";
       s << "// Writes: output rows (input columns) wr + i * kWriteRowGroups, kRN consecutive input rows each.\n{\n"
         << write_map << "const idx_t row = row0 + wc * kRN;\n" << x_.unroll() << "for (int i = 0; i < kRM; ++i) {\n"
@@ -204,7 +204,7 @@ class TransformWriter {
         << "for (int j = 0; j < kRN; ++j) e[j] = " << scaled("tile[(wc * kRN + j) * kLd + c]") << ";\n";
       if (guard) s << ok_decl << ok_expr("row", "col") << ";\n";
       s << predicated("store_vec(y + col * rows + row, e);") << "}\n}\n";
-      if (!x_.is_cuda()) {
+      if (!cuda_) {
         s << "// The next block of this core slot reuses the local-memory tile.\n__syncthreads();\n";
       }
     } else if (g_.reads_coalesced) {
@@ -214,7 +214,7 @@ class TransformWriter {
       if (guard) s << ok_decl << ok_expr("row", "col") << ";\n";
       const std::string store = x_.unroll() + "for (int j = 0; j < kRN; ++j) y[(col + j) * rows + row] = " +
                                 scaled("e[j]") + ";";
-      if (guard && x_.is_cuda()) {
+      if (guard && cuda_) {
         s << "if (ok) {\nload_vec(x + row * cols + col, e);\n" << store << "\n}\n";
       } else {
         s << "load_vec(" << load_at("row * cols + col") << ", e);\n" << predicated(store);
@@ -227,7 +227,7 @@ class TransformWriter {
       if (guard) s << ok_decl << ok_expr("row", "col") << ";\n";
       const std::string loads = x_.unroll() + "for (int j = 0; j < kRN; ++j) e[j] = " +
                                 scaled("load_one(" + load_at("(row + j) * cols + col") + ")") + ";\n";
-      if (guard && x_.is_cuda()) {
+      if (guard && cuda_) {
         s << "if (ok) {\n" << loads << "store_vec(y + col * rows + row, e);\n}\n";
       } else {
         s << loads << predicated("store_vec(y + col * rows + row, e);");
@@ -318,6 +318,7 @@ static inline uint16_t float_to_fp16(float f) {
 
   const DesignPoint& d_;
   const Dialect& x_;
+  bool cuda_;  // the CUDA candidate (else the Vortex benchmark)
   design::TransformGeometry g_;
   design::TransposeView v_;
   ops::DType dtype_;
@@ -371,7 +372,7 @@ std::string cuda_host(const DesignPoint& d, const design::TransformGeometry& g) 
 std::string emit_transform_cuda(const DesignPoint& d) {
   design::require_valid(d, "design " + design::procedural_name(d));
   const auto dialect = make_cuda_dialect();
-  const TransformWriter w(d, *dialect);
+  const TransformWriter w(d, *dialect, true);
   const design::TransformGeometry g = design::transform_geometry(d);
   const ops::DType dtype = ops::storage_dtype(d.fixed.precision);
   std::ostringstream s;
@@ -705,7 +706,7 @@ std::vector<SourceFile> emit_transform_vortex(const DesignPoint& d, const Vortex
   design::require_valid(d, "design " + design::procedural_name(d));
   (void)check;  // a transform is checked bit for bit: no tolerance
   const auto dialect = make_vortex_dialect();
-  const TransformWriter w(d, *dialect);
+  const TransformWriter w(d, *dialect, false);
   return {{"common.h", vortex_common(d, w)},
           {"kernel.cpp", vortex_kernel(d, w)},
           {"main.cpp", vortex_main(d, w)},

@@ -411,7 +411,7 @@ std::vector<KernelNameFact> confirmed_name_properties(const Json& ref, const std
   for (const auto& p : reading.properties) {
     // The engine class is a fixed property already; the data types come from the op.
     if (p.key == "engine" || p.key.find("type") != std::string::npos) continue;
-    if (p.provenance != signature::Provenance::kDocumented || p.check != signature::Check::kAgrees) continue;
+    if (p.provenance != signature::Provenance::kDocumented || p.check != signature::Agreement::kAgrees) continue;
     out.push_back({p.key, p.value, false, "documented by the kernel name; " + p.check_note});
   }
   return out;

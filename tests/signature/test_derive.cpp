@@ -357,10 +357,10 @@ TEST(DeriveFullList, TileAgreesWithItsOwnProblemAndNoOther) {
       const bool same_shape = other.problem.m == c.problem.m && other.problem.n == c.problem.n &&
                               other.problem.batch == c.problem.batch;
       if (same_shape) {
-        EXPECT_NE(tile->check, Check::kContradicted) << c.benchmark << ": " << tile->check_note;
+        EXPECT_NE(tile->check, Agreement::kContradicted) << c.benchmark << ": " << tile->check_note;
       }
-      if (other.benchmark == c.benchmark) agreeing += tile->check == Check::kAgrees;
-      if (!same_shape && tile->check == Check::kAgrees) cross.insert(c.benchmark + " <- " + other.benchmark);
+      if (other.benchmark == c.benchmark) agreeing += tile->check == Agreement::kAgrees;
+      if (!same_shape && tile->check == Agreement::kAgrees) cross.insert(c.benchmark + " <- " + other.benchmark);
     }
   }
   EXPECT_EQ(with_tile, 10);

@@ -184,11 +184,11 @@ TEST(Reconcile, AGridThatIsMerelyAMultipleOfTheTilesDoesNotAgree) {
   ev.grid_dims = std::array<long long, 3>{8, 12, 1};
   ev.problem = MeasuredEvidence::Problem{51, 256, 8};
   reconcile(r, ev);
-  EXPECT_EQ(r.find("tile")->check, Check::kContradicted) << r.find("tile")->check_note;
+  EXPECT_EQ(r.find("tile")->check, Agreement::kContradicted) << r.find("tile")->check_note;
   // Its own problem (256 x 1152): 24 x 4 = 96 tiles exactly.
   ev.problem = MeasuredEvidence::Problem{256, 1152, 1};
   reconcile(r, ev);
-  EXPECT_EQ(r.find("tile")->check, Check::kAgrees);
+  EXPECT_EQ(r.find("tile")->check, Agreement::kAgrees);
   EXPECT_NE(r.find("tile")->check_note.find("exactly the tile count"), std::string::npos) << r.find("tile")->check_note;
 }
 
@@ -201,22 +201,22 @@ TEST(Reconcile, SplitKIsOneWholeGridDimension) {
   ev.grid_dims = std::array<long long, 3>{20, 1, 4};
   ev.problem = MeasuredEvidence::Problem{302, 512, 1};
   reconcile(r, ev);
-  EXPECT_EQ(r.find("tile")->check, Check::kAgrees);
+  EXPECT_EQ(r.find("tile")->check, Agreement::kAgrees);
   EXPECT_NE(r.find("tile")->check_note.find("split-K 4 in grid z = 4"), std::string::npos) << r.find("tile")->check_note;
   // The same 80 blocks as (40, 2, 1): no dimension holds a split of 4.
   ev.grid_dims = std::array<long long, 3>{40, 2, 1};
   reconcile(r, ev);
-  EXPECT_EQ(r.find("tile")->check, Check::kContradicted);
+  EXPECT_EQ(r.find("tile")->check, Agreement::kContradicted);
   // Batch and split sharing z: batch 3, split 2 -> z = 6 over 20 x 1 tiles per batch.
   ev.problem = MeasuredEvidence::Problem{302, 512, 3};
   ev.grid_size = 120;
   ev.grid_dims = std::array<long long, 3>{20, 1, 6};
   reconcile(r, ev);
-  EXPECT_EQ(r.find("tile")->check, Check::kAgrees) << r.find("tile")->check_note;
+  EXPECT_EQ(r.find("tile")->check, Agreement::kAgrees) << r.find("tile")->check_note;
   // No grid dimensions known: a split cannot be confirmed.
   ev.grid_dims.reset();
   reconcile(r, ev);
-  EXPECT_EQ(r.find("tile")->check, Check::kContradicted);
+  EXPECT_EQ(r.find("tile")->check, Agreement::kContradicted);
 }
 
 TEST(Reconcile, CountersDecideTheEngineAndTypes) {
