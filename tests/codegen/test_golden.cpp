@@ -5,8 +5,9 @@
 // commit and says why in its message.
 //
 // The sample does not depend on the neighbour moves or src/design/sample (they change with the
-// search): it is the 15 suite seeds and one seed per family, precision and engine class, each
-// with random axis values drawn from a fixed mt19937_64 stream and kept when valid.
+// search): it is the 15 suite seeds, one seed per GEMM family, precision and engine class, and
+// layout transforms of every precision and direction (odd and vector-friendly sizes), each with
+// random axis values drawn from a fixed mt19937_64 stream and kept when valid.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include "codegen/emit.h"
 #include "design_samples.h"
 #include "design/seed.h"
+#include "design/transform_family.h"
 #include "design/validity.h"
 
 namespace vxsynth::codegen {
@@ -84,6 +86,18 @@ std::vector<Base> bases() {
       }
     }
   }
+  // Layout transforms of every precision and direction, odd and vector-friendly sizes.
+  using ops::ConvLayout;
+  const std::vector<ops::OpSpec> transforms = {
+      ops::make_transform("t.nchw2nhwc.fp32", PrecisionPath::fp32, 3, 37, {5, 9}, ConvLayout::channels_first,
+                          ConvLayout::channels_last),
+      ops::make_transform("t.nhwc2nchw.bf16", PrecisionPath::bf16, 2, 64, {6, 8}, ConvLayout::channels_last,
+                          ConvLayout::channels_first),
+      ops::make_transform("t.ncl2nlc.fp16", PrecisionPath::fp16, 5, 24, {5}, ConvLayout::channels_first,
+                          ConvLayout::channels_last, "weight"),
+      ops::make_transform("t.nlc2ncl.fp32", PrecisionPath::fp32, 2, 64, {32}, ConvLayout::channels_last,
+                          ConvLayout::channels_first)};
+  for (const auto& op : transforms) out.push_back({op.name, design::seed_design(op, design::EngineClass::kSimt, 256)});
   return out;
 }
 
@@ -122,6 +136,24 @@ DesignPoint mutate(const DesignPoint& seed, std::mt19937_64& rng) {
   return d;
 }
 
+// The layout-transform family's axes (design/transform_family.h).
+DesignPoint mutate_transform(const DesignPoint& seed, std::mt19937_64& rng) {
+  DesignPoint d = seed;
+  const int dims[] = {8, 16, 32, 64};
+  const int per_thread[] = {1, 2, 4, 8};
+  auto coin = [&rng] { return rng() % 2 == 0; };
+  if (coin()) d.staging = pick<design::Staging>(rng);
+  if (coin()) d.read_once = pick<design::ReadOnce>(rng);
+  if (coin()) d.lane_a = pick<design::LaneMap>(rng);
+  if (coin()) d.lane_b = pick<design::LaneMap>(rng);
+  if (coin()) d.tile = {dims[rng() % 4], dims[rng() % 4], 1};
+  if (coin()) d.register_tile = {per_thread[rng() % 4], per_thread[rng() % 4]};
+  if (coin()) d.boundary = coin() ? design::Boundary::kGuarded : design::Boundary::kUniformBranch;
+  if (coin()) d.k_range = pick<design::KRange>(rng);
+  if (coin()) d.scale = pick<design::Scale>(rng);
+  return d;
+}
+
 struct Sample {
   std::string key;  // base label / procedural name
   DesignPoint design;
@@ -129,15 +161,28 @@ struct Sample {
 
 std::vector<Sample> golden_sample() {
   std::vector<Sample> out;
-  std::mt19937_64 rng(0x601de4);
   for (const auto& base : bases()) {
+    // One stream per base (seeded by its label): a base that changes or joins leaves the others.
+    std::mt19937_64 rng(0x601de4 ^ fnv1a(base.label));
     std::set<std::string> names;
     auto add = [&](const DesignPoint& d) {
       if (design::can_implement(d) || !names.insert(design::procedural_name(d)).second) return;
       out.push_back({base.label + "/" + design::procedural_name(d), d});
     };
     add(base.seed);
-    for (int attempt = 0; attempt < 600 && names.size() < 14; ++attempt) add(mutate(base.seed, rng));
+    // Every fragment shape the seed's precision allows (random draws alone can miss one).
+    for (design::Fragment f : design::all_values<design::Fragment>()) {
+      if (base.seed.fragment == design::Fragment::kNone || f == design::Fragment::kNone) continue;
+      DesignPoint d = base.seed;
+      d.fragment = f;
+      const design::FragmentShape shape = design::fragment_shape(f);  // the tile follows the fragment
+      d.tile = {d.warps.m * d.register_tile.m * shape.m, d.warps.n * d.register_tile.n * shape.n,
+                std::max(shape.k, d.tile.k / shape.k * shape.k)};
+      add(d);
+    }
+    for (int attempt = 0; attempt < 600 && names.size() < 14; ++attempt) {
+      add(design::is_transform(base.seed) ? mutate_transform(base.seed, rng) : mutate(base.seed, rng));
+    }
   }
   return out;
 }
@@ -170,6 +215,31 @@ TEST(Golden, SampleCoversEveryEnumAxisValue) {
   EXPECT_EQ(seen["boundary"].size(), design::all_values<design::Boundary>().size());
   EXPECT_EQ(seen["k_range"].size(), design::all_values<design::KRange>().size());
   EXPECT_EQ(seen["split_k"].size(), 2u);
+}
+
+TEST(Golden, SampleHoldsLayoutTransformsOfEveryValueOfTheirAxes) {
+  std::map<std::string, std::set<std::string>> seen;
+  for (const auto& s : golden_sample()) {
+    const auto& d = s.design;
+    if (!design::is_transform(d)) continue;
+    const auto g = design::transform_geometry(d);
+    seen["staged"].insert(g.staged ? "tiled" : "direct");
+    seen["lanes"].insert(design::to_string(d.lane_a) + "/" + design::to_string(d.lane_b));
+    seen["read_once"].insert(design::to_string(d.read_once));
+    seen["boundary"].insert(design::to_string(d.boundary));
+    seen["k_range"].insert(design::to_string(d.k_range));
+    seen["scale"].insert(design::to_string(d.scale));
+    seen["precision"].insert(ops::to_string(d.fixed.precision));
+    seen["vector"].insert(std::to_string(d.register_tile.n));
+  }
+  EXPECT_EQ(seen["staged"].size(), 2u);
+  EXPECT_EQ(seen["lanes"].size(), 4u);
+  EXPECT_EQ(seen["read_once"].size(), 3u);
+  EXPECT_EQ(seen["boundary"].size(), 2u);
+  EXPECT_EQ(seen["k_range"].size(), 2u);
+  EXPECT_EQ(seen["scale"].size(), 2u);
+  EXPECT_EQ(seen["precision"].size(), 3u);
+  EXPECT_GE(seen["vector"].size(), 2u);
 }
 
 TEST(Golden, GeneratedSourcesAreByteIdenticalToTheCommittedHashes) {
