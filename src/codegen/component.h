@@ -153,6 +153,39 @@ class KRange {
   virtual std::string describe(const Context& c) const = 0;
 };
 
+// The layout-transform family's backend half (design/transform_family.h): how a thread moves
+// its elements on this backend. The kernel itself (codegen/transform_emitter.cpp) is written
+// once against the Dialect and this component. Selected by the op kind: one per backend
+// (components/transform/access_<backend>.cpp).
+class TransformAccess {
+ public:
+  static constexpr const char* kFamily = "transform";
+  static std::string value_of(const design::DesignPoint& d) { return ops::to_string(d.op.kind); }
+  virtual ~TransformAccess() = default;
+  // Where a staged tile lives ("__shared__" / "__local_mem"), for the header comment.
+  virtual std::string tile_memory() const = 0;
+  // Header-comment notes: of kRN-wide accesses, the read-once policy, guarded accesses.
+  virtual std::string vector_note(int width) const = 0;
+  virtual std::string describe_read_once(design::ReadOnce policy) const = 0;
+  virtual std::string guard_note() const = 0;
+  // Typedef of one kRN-wide access ("" when accesses are element by element).
+  virtual std::string vector_type(int bytes) const = 0;
+  // load_vec, load_one and store_vec over bits_t.
+  virtual std::string access_functions(const design::DesignPoint& d, const Dialect& x) const = 0;
+  // scale(bits, alpha): alpha * x in fp32 and back to the element's bits.
+  virtual std::string scale_function(const design::DesignPoint& d, const Dialect& x) const = 0;
+  // Whether (row, col) lies inside the transposed matrix (rows x cols).
+  virtual std::string in_bounds(const Dialect& x, const std::string& row, const std::string& col) const = 0;
+  // The address a (possibly out-of-range) lane loads from under predicate `ok`.
+  virtual std::string load_address(const std::string& offset) const = 0;
+  // `loads` then `stores` (both statements) for the lanes where `ok` holds; `global` stores go
+  // to global memory (else to the block's tile, where a masked lane's value is never read).
+  virtual std::string guarded_copy(const Dialect& x, const std::string& loads, const std::string& stores,
+                                   bool global) const = 0;
+  // After the staged tile's writes ("" when the tile is not reused).
+  virtual std::string after_tile() const = 0;
+};
+
 // Components by (axis value name, backend), per family.
 template <typename Family>
 class Registry {

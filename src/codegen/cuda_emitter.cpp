@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "codegen/compose.h"
+#include "codegen/cuda_abi.h"
 #include "codegen/emit.h"
 #include "codegen/transform_emitter.h"
 #include "design/transform_family.h"
@@ -12,23 +13,6 @@ namespace vxsynth::codegen {
 using design::DesignPoint;
 
 namespace {
-
-const char* abi_dtype(ops::DType t) {
-  switch (t) {
-    case ops::DType::bf16: return "VXSYNTH_DTYPE_BF16";
-    case ops::DType::f16: return "VXSYNTH_DTYPE_FP16";
-    default: return "VXSYNTH_DTYPE_FP32";
-  }
-}
-
-const char* abi_precision(ops::PrecisionPath p) {
-  switch (p) {
-    case ops::PrecisionPath::tf32: return "VXSYNTH_PRECISION_TF32";
-    case ops::PrecisionPath::bf16: return "VXSYNTH_PRECISION_BF16";
-    case ops::PrecisionPath::fp16: return "VXSYNTH_PRECISION_FP16";
-    default: return "VXSYNTH_PRECISION_FP32";
-  }
-}
 
 const char* abi_activation(ops::Activation a) {
   switch (a) {

@@ -184,74 +184,97 @@ std::string shape_text(const ops::Shape& s) {
   return out + "}";
 }
 
-// The design-specific half of the host program (vortex_host/main.cpp is the other).
-std::string bench_h(const DesignPoint& d, const VortexCheck& check) {
+// The GEMM families' facts for bench.h.
+BenchFacts gemm_bench_facts(const DesignPoint& d) {
   const ops::DType dtype = ops::storage_dtype(d.fixed.precision);
   const ParamValues v = param_values(d);
   const auto inputs = d.op.inputs();
   const std::vector<std::string> roles = {"a", "b", "bias"};
   const ops::GemmView g = d.op.gemm_view();
+  BenchFacts f;
+  f.header = header_comment(d, Backend::kVortex);
+  f.local_bytes = design::vortex_local_bytes(d);
+  f.tensor_core = d.fragment != design::Fragment::kNone;
+  for (std::size_t i = 0; i < inputs.size() && i < roles.size(); ++i) {
+    f.inputs.push_back({inputs[i].name + ".vxt", inputs[i].shape, roles[i]});
+  }
+  auto get = [&v](const std::string& name) {
+    for (const auto& [n, value] : v.scalars)
+      if (n == name) return value;
+    return std::int64_t{0};
+  };
+  for (const auto& field : tensor_fields(d)) {
+    std::int64_t bytes = 0;
+    if (field == "partial") bytes = 4 * std::int64_t(d.split_k) * g.batch * g.m * g.n;
+    else if (field == "pre") bytes = 4 * g.batch * g.m * g.n;
+    else if (field == "a_pad") bytes = ops::dtype_size(dtype) * g.batch * get("Mp") * get("Kp");
+    else if (field == "b_pad") bytes = ops::dtype_size(dtype) * g.batch * get("Np") * get("Kp");
+    else continue;
+    f.workspaces.push_back({bytes, field});
+  }
+  auto& a = f.arguments;
+  for (const auto& [name, value] : v.scalars) a.push_back(name + " = " + std::to_string(value));
+  if (!v.batch_dim.empty()) {
+    for (int i = 0; i < 4; ++i) {
+      const std::string at = "[" + std::to_string(i) + "] = ";
+      a.push_back("batch_dim" + at + std::to_string(v.batch_dim[i]));
+      a.push_back("a_stride" + at + std::to_string(v.a_stride[i]));
+      a.push_back("b_stride" + at + std::to_string(v.b_stride[i]));
+    }
+  }
+  a.push_back("gemm_grid[0] = " + std::to_string(ceil_div(g.n, d.tile.n)));
+  a.push_back("gemm_grid[1] = " + std::to_string(ceil_div(g.m, d.tile.m)));
+  a.push_back("gemm_grid[2] = " + std::to_string(g.batch * d.split_k));
+  for (const Pass p : passes(d)) {
+    if (p == Pass::kGemm) continue;
+    const std::int64_t total = pass_total(d, p, v);
+    a.push_back(pass_function(p) + "_total = " + std::to_string(total));
+    a.push_back(pass_function(p) + "_grid[0] = " + std::to_string(ceil_div(total, d.fixed.block_size)));
+  }
+  return f;
+}
+
+// The design-specific half of the host program (vortex_host/main.cpp is the other).
+std::string bench_h(const DesignPoint& d, const VortexCheck& check, const BenchFacts& f) {
   std::ostringstream s;
-  s << header_comment(d, Backend::kVortex);
+  s << f.header;
   s << "//\n// What the host program (main.cpp, the same for every benchmark) needs to know of this design.\n";
   s << "#ifndef VXSYNTH_BENCH_H\n#define VXSYNTH_BENCH_H\n\n#include <cstdint>\n#include <vector>\n\n#include \"common.h\"\n"
        "#include \"ops/tensor.h\"\n\nnamespace bench {\n\n";
   s << "inline const char* const kDesign = \"" << design::procedural_name(d) << "\";\n";
   s << "constexpr uint32_t kThreads = " << d.fixed.block_size << ";  // one block\n";
-  s << "constexpr uint32_t kLocalBytes = " << design::vortex_local_bytes(d) << ";  // local memory of one block\n";
-  s << "constexpr bool kTensorCore = " << (d.fragment != design::Fragment::kNone ? "true" : "false")
-    << ";  // built for 32-thread warps\n";
+  s << "constexpr uint32_t kLocalBytes = " << f.local_bytes << ";  // local memory of one block\n";
+  s << "constexpr bool kTensorCore = " << (f.tensor_core ? "true" : "false") << ";  // built for 32-thread warps\n";
   s << "// The Vortex machine the design is written for (design.json \"vortex\").\n";
   s << "constexpr uint32_t kCores = " << d.vortex.cores << ", kWarps = " << d.vortex.warps << ", kWarpThreads = "
     << d.vortex.threads << ", kLocalMem = " << d.vortex.local_mem_bytes << ";\n";
-  s << "// Candidate tolerance |y - ref| <= atol + rtol |ref| (ops::tolerance_for, Check::candidate).\n";
-  s << "constexpr double kAtol = " << std::hexfloat << check.atol << ", kRtol = " << check.rtol << std::defaultfloat
-    << ";  // " << check.atol << ", " << check.rtol << "\n";
-  s << "constexpr vxsynth::ops::DType kDtype = " << dtype_enum(dtype) << ";\n\n";
+  if (f.exact) {
+    s << "// Exact check: every bit of every element (ops::exact_tolerance: a re-layout has no arithmetic).\n";
+    s << "constexpr bool kExact = true;\nconstexpr double kAtol = 0.0, kRtol = 0.0;\n";
+  } else {
+    s << "// Candidate tolerance |y - ref| <= atol + rtol |ref| (ops::tolerance_for, Check::candidate).\n";
+    s << "constexpr bool kExact = false;\n";
+    s << "constexpr double kAtol = " << std::hexfloat << check.atol << ", kRtol = " << check.rtol << std::defaultfloat
+      << ";  // " << check.atol << ", " << check.rtol << "\n";
+  }
+  s << "constexpr vxsynth::ops::DType kDtype = " << dtype_enum(ops::storage_dtype(d.fixed.precision)) << ";\n\n";
   s << "// Inputs in the data folder and where their device addresses go.\n";
   s << "struct Input {\nconst char* file;\nvxsynth::ops::Shape shape;\nuint64_t kernel_arg_t::*address;\n};\n";
   s << "inline const std::vector<Input> kInputs = {\n";
-  for (std::size_t i = 0; i < inputs.size() && i < roles.size(); ++i) {
-    s << "{\"" << inputs[i].name << ".vxt\", " << shape_text(inputs[i].shape) << ", &kernel_arg_t::" << roles[i] << "_addr},\n";
+  for (const auto& in : f.inputs) {
+    s << "{\"" << in.file << "\", " << shape_text(in.shape) << ", &kernel_arg_t::" << in.field << "_addr},\n";
   }
   s << "};\n";
   s << "inline const vxsynth::ops::Shape kOutputShape = " << shape_text(d.op.output().shape) << ";\n\n";
   s << "// Device workspaces of the passes.\n";
   s << "struct Workspace {\nuint64_t bytes;\nuint64_t kernel_arg_t::*address;\n};\n";
   s << "inline const std::vector<Workspace> kWorkspaces = {\n";
-  auto get = [&v](const std::string& name) {
-    for (const auto& [n, value] : v.scalars)
-      if (n == name) return value;
-    return std::int64_t{0};
-  };
-  for (const auto& f : tensor_fields(d)) {
-    std::int64_t bytes = 0;
-    if (f == "partial") bytes = 4 * std::int64_t(d.split_k) * g.batch * g.m * g.n;
-    else if (f == "pre") bytes = 4 * g.batch * g.m * g.n;
-    else if (f == "a_pad") bytes = ops::dtype_size(dtype) * g.batch * get("Mp") * get("Kp");
-    else if (f == "b_pad") bytes = ops::dtype_size(dtype) * g.batch * get("Np") * get("Kp");
-    else continue;
-    s << "{" << bytes << ", &kernel_arg_t::" << f << "_addr},  // " << f << "\n";
-  }
+  for (const auto& w : f.workspaces) s << "{" << w.bytes << ", &kernel_arg_t::" << w.field << "_addr},  // " << w.field << "\n";
   s << "};\n\n";
   s << "// The kernel arguments besides the buffer addresses: sizes, grids, pass totals.\n";
   s << "inline void set_arguments(kernel_arg_t& arg) {\n";
-  for (const auto& [name, value] : v.scalars) s << "arg." << name << " = " << value << ";\n";
-  if (!v.batch_dim.empty()) {
-    for (int i = 0; i < 4; ++i) {
-      s << "arg.batch_dim[" << i << "] = " << v.batch_dim[i] << ";\narg.a_stride[" << i << "] = " << v.a_stride[i]
-        << ";\narg.b_stride[" << i << "] = " << v.b_stride[i] << ";\n";
-    }
-  }
-  s << "arg.gemm_grid[0] = " << ceil_div(g.n, d.tile.n) << ";\narg.gemm_grid[1] = " << ceil_div(g.m, d.tile.m)
-    << ";\narg.gemm_grid[2] = " << g.batch * d.split_k << ";\n";
+  for (const auto& line : f.arguments) s << "arg." << line << ";\n";
   s << "arg.block_dim[0] = kThreads;\narg.block_dim[1] = 1;\narg.block_dim[2] = 1;\n";
-  for (const Pass p : passes(d)) {
-    if (p == Pass::kGemm) continue;
-    const std::int64_t total = pass_total(d, p, v);
-    s << "arg." << pass_function(p) << "_total = " << total << ";\narg." << pass_function(p) << "_grid[0] = "
-      << ceil_div(total, d.fixed.block_size) << ";\n";
-  }
   s << "}\n\n}  // namespace bench\n\n#endif\n";
   return s.str();
 }
@@ -325,11 +348,16 @@ include ../common.mk
 }  // namespace
 
 std::vector<SourceFile> emit_vortex(const DesignPoint& d, const VortexCheck& check) {
-  if (design::is_transform(d)) return emit_transform_vortex(d, check);
-  design::require_valid(d, "design " + design::procedural_name(d));
-  return {{"common.h", common_h(d)},
-          {"kernel.cpp", kernel_cpp(d)},
-          {"bench.h", bench_h(d, check)},
+  VortexSources v;
+  if (design::is_transform(d)) {
+    v = transform_vortex_sources(d);
+  } else {
+    design::require_valid(d, "design " + design::procedural_name(d));
+    v = {common_h(d), kernel_cpp(d), gemm_bench_facts(d)};
+  }
+  return {{"common.h", v.common_h},
+          {"kernel.cpp", v.kernel_cpp},
+          {"bench.h", bench_h(d, check, v.bench)},
           {"main.cpp", vortex_host_main()},
           {"CMakeLists.txt", cmake_lists(d)},
           {"Makefile", makefile(d)}};

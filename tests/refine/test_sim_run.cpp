@@ -4,62 +4,16 @@
 // every family and precision path, and tensor-core designs on the Vortex tensor unit.
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <future>
-
 #include "../codegen/codegen_testbed.h"
 #include "../codegen/design_samples.h"
 #include "common/error.h"
 #include "refine/sim_run.h"
+#include "sim_runner.h"
 
 namespace vxsynth::codegen {
 namespace {
 
-namespace tb = testbed;
-
-struct RunOutcome {
-  std::string name;
-  bool passed = false;
-  std::string details;
-  double seconds = 0.0;
-};
-
-RunOutcome generate_and_run(const DesignPoint& d, const std::string& dir) {
-  RunOutcome o;
-  o.name = design::procedural_name(d);
-  const auto start = std::chrono::steady_clock::now();
-  try {
-    const BenchmarkFiles files = write_benchmark(d, dir);
-    const refine::SimRunResult r = refine::run_on_simulator(d, files);
-    o.passed = r.passed;
-    if (!r.passed) o.details = r.output + "\n" + r.check_text;
-  } catch (const std::exception& e) {
-    o.details = e.what();
-  }
-  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return o;
-}
-
-// Runs the designs two at a time (CI has two cores) and reports each failure by design name.
-void run_all(const std::vector<DesignPoint>& designs, const std::string& label) {
-  const auto root = tb::scratch_dir(label);
-  const auto start = std::chrono::steady_clock::now();
-  std::size_t passed = 0;
-  for (std::size_t i = 0; i < designs.size(); i += 2) {
-    std::vector<std::future<RunOutcome>> jobs;
-    for (std::size_t j = i; j < std::min(designs.size(), i + 2); ++j) {
-      jobs.push_back(std::async(std::launch::async, generate_and_run, designs[j], (root / std::to_string(j)).string()));
-    }
-    for (auto& job : jobs) {
-      const RunOutcome o = job.get();
-      EXPECT_TRUE(o.passed) << o.name << "\n" << o.details;
-      passed += o.passed;
-    }
-  }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("%s: %zu/%zu designs passed on the embedded simulator in %.1f s\n", label.c_str(), passed,
-              designs.size(), seconds);
-}
+using sim_runner::run_all;
 
 class VortexFamily : public ::testing::TestWithParam<std::string> {};
 

@@ -6,7 +6,8 @@
 //
 // Loads the seeded inputs and the CPU reference output (vxsynth tensor files, read and written
 // with src/ops/tensor_file), runs the kernel, checks every output element against the
-// reference with the candidate tolerance (ops::compare_outputs, Check::candidate), prints
+// reference with the candidate tolerance, or bit for bit for a layout transform
+// (ops::compare_outputs, Check::candidate), prints
 // PASSED!/FAILED! and the device's PERF lines (at vx_dev_close), and with -o writes the output
 // tensor for the cross-check against the CUDA candidate (`vxsynth check`).
 //
@@ -201,9 +202,14 @@ int main(int argc, char* argv[]) {
   RT_CHECK(vx_ready_wait(device, VX_MAX_TIMEOUT));
   RT_CHECK(vx_copy_from_dev(actual.data(), out_buffer, 0, actual.byte_size()));
 
-  // Candidate check against the CPU reference.
+  // Candidate check against the CPU reference: with the candidate tolerance, or bit for bit
+  // (layout transforms), elements never written reported apart.
+  vxsynth::ops::Tolerance tolerance;
+  tolerance.atol = bench::kAtol;
+  tolerance.rtol = bench::kRtol;
+  tolerance.exact = bench::kExact;
   const vxsynth::ops::EquivalenceReport report =
-      vxsynth::ops::compare_outputs(expected, actual, {bench::kAtol, bench::kRtol}, vxsynth::ops::Check::candidate);
+      vxsynth::ops::compare_outputs(expected, actual, tolerance, vxsynth::ops::Check::candidate);
   std::printf("%s\n", report.text().c_str());
   if (dump_file != nullptr) {
     try {

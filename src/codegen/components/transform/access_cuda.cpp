@@ -1,0 +1,60 @@
+// Layout transforms on CUDA: kRN elements move as one vector access (uint2/uint4 ...), the
+// read-once policy picks the load instruction, and an out-of-range lane does not access memory.
+#include "codegen/component.h"
+
+namespace vxsynth::codegen {
+namespace {
+
+class CudaTransformAccess final : public TransformAccess {
+ public:
+  std::string tile_memory() const override { return "__shared__"; }
+  std::string vector_note(int width) const override { return width > 1 ? " (one vector load/store)" : ""; }
+  std::string describe_read_once(design::ReadOnce policy) const override {
+    switch (policy) {
+      case design::ReadOnce::kReadOnly: return "read_only: __ldg";
+      case design::ReadOnce::kStreaming: return "streaming: __ldcs";
+      case design::ReadOnce::kDefault: break;
+    }
+    return "default: plain loads";
+  }
+  std::string guard_note() const override { return ""; }
+  std::string vector_type(int bytes) const override {
+    const char* type = bytes == 2 ? "unsigned short" : bytes == 4 ? "unsigned int" : bytes == 8 ? "uint2" : "uint4";
+    return std::string("typedef ") + type + " vec_t;  // one access of kRN elements\n";
+  }
+  std::string access_functions(const design::DesignPoint& d, const Dialect& x) const override {
+    const std::string fn = x.device_fn();
+    return fn + " void load_vec(const bits_t* p, bits_t* e) {\nconst vec_t v = " +
+           x.load(d.read_once, "reinterpret_cast<const vec_t*>(p)") + ";\nmemcpy(e, &v, sizeof(v));\n}\n" + fn +
+           " bits_t load_one(const bits_t* p) { return " + x.load(d.read_once, "p") + "; }\n" + fn +
+           " void store_vec(bits_t* p, const bits_t* e) {\nvec_t v;\nmemcpy(&v, e, sizeof(v));\n"
+           "*reinterpret_cast<vec_t*>(p) = v;\n}\n";
+  }
+  std::string scale_function(const design::DesignPoint& d, const Dialect& x) const override {
+    const std::string fn = x.device_fn();
+    switch (ops::storage_dtype(d.fixed.precision)) {
+      case ops::DType::bf16:
+        return fn + " bits_t scale(bits_t v, float alpha) {\nreturn __bfloat16_as_ushort(__float2bfloat16_rn("
+                    "__bfloat162float(__ushort_as_bfloat16(v)) * alpha));\n}\n";
+      case ops::DType::f16:
+        return fn + " bits_t scale(bits_t v, float alpha) {\nreturn __half_as_ushort(__float2half_rn("
+                    "__half2float(__ushort_as_half(v)) * alpha));\n}\n";
+      case ops::DType::f32: break;
+    }
+    return fn + " bits_t scale(bits_t v, float alpha) { return __float_as_uint(__uint_as_float(v) * alpha); }\n";
+  }
+  std::string in_bounds(const Dialect&, const std::string& row, const std::string& col) const override {
+    return "(" + row + " < rows && " + col + " < cols)";
+  }
+  std::string load_address(const std::string& offset) const override { return "x + " + offset; }
+  // The lanes outside the tensor skip the loads as well as the stores.
+  std::string guarded_copy(const Dialect&, const std::string& loads, const std::string& stores, bool) const override {
+    return "if (ok) {\n" + loads + stores + "\n}\n";
+  }
+  std::string after_tile() const override { return ""; }
+};
+
+REGISTER_COMPONENT(TransformAccess, CudaTransformAccess, {"layout_transform"}, {Backend::kCuda});
+
+}  // namespace
+}  // namespace vxsynth::codegen

@@ -1,0 +1,26 @@
+// The candidate ABI's enum names (src/gpu/abi/vxsynth_candidate.h) as generated CUDA writes them;
+// shared by the GEMM families' and the layout-transform family's entry points. codegen-internal.
+#pragma once
+
+#include "ops/precision.h"
+
+namespace vxsynth::codegen {
+
+inline const char* abi_dtype(ops::DType t) {
+  switch (t) {
+    case ops::DType::bf16: return "VXSYNTH_DTYPE_BF16";
+    case ops::DType::f16: return "VXSYNTH_DTYPE_FP16";
+    default: return "VXSYNTH_DTYPE_FP32";
+  }
+}
+
+inline const char* abi_precision(ops::PrecisionPath p) {
+  switch (p) {
+    case ops::PrecisionPath::tf32: return "VXSYNTH_PRECISION_TF32";
+    case ops::PrecisionPath::bf16: return "VXSYNTH_PRECISION_BF16";
+    case ops::PrecisionPath::fp16: return "VXSYNTH_PRECISION_FP16";
+    default: return "VXSYNTH_PRECISION_FP32";
+  }
+}
+
+}  // namespace vxsynth::codegen
