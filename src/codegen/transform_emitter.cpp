@@ -278,8 +278,8 @@ VortexSources transform_vortex_sources(const DesignPoint& d) {
   }
   {
     std::ostringstream s;
-    s << w.header() << "\n#include <stdint.h>\n#include <vx_branchless.h>\n#include <vx_intrinsics.h>\n"
-         "#include <vx_spawn.h>\n\n#include \"common.h\"\n\ntypedef kernel_arg_t Params;\n\n";
+    s << w.header() << "\n#include <stdint.h>\n#include <vx_intrinsics.h>\n#include <vx_spawn.h>\n\n"
+         "#include \"vx_branchless.h\"\n#include \"common.h\"\n\ntypedef kernel_arg_t Params;\n\n";
     s << w.constants() << "\n" << w.helpers() << "\n" << w.move_tile(true);
     if (w.needs_full()) s << w.move_tile(false);
     s << "// One CTA per tile: grid (column tiles, row tiles, transposes).\n";

@@ -41,7 +41,7 @@ struct VortexConfig {
   int cores = NUM_CORES;
   int warps = NUM_WARPS;           // warps per core
   int threads = NUM_THREADS;       // threads per warp
-  int local_mem_bytes = LMEM_SIZE;  // local memory per core
+  int local_mem_bytes = 1 << LMEM_LOG_SIZE;  // local memory per core
   bool operator==(const VortexConfig&) const = default;
 };
 

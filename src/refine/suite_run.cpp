@@ -17,7 +17,7 @@
 #include "common/error.h"
 #include "design/design_point.h"
 #include "design/seed.h"
-#include "gpu/process.h"
+#include "common/process.h"
 #include "ops/equivalence.h"
 #include "refine/gpu_evaluator.h"
 #include "refine/record.h"
@@ -109,14 +109,14 @@ std::vector<std::string> visible_gpus() {
     }
     return gpus;
   }
-  const std::string smi = gpu::find_on_path("nvidia-smi");
+  const std::string smi = find_on_path("nvidia-smi");
   if (smi.empty()) return gpus;
   const fs::path out = fs::temp_directory_path() / ("vxsynth-gpus-" + std::to_string(::getpid()) + ".txt");
-  gpu::ProcessOptions po;
+  ProcessOptions po;
   po.stdout_path = out.string();
   po.stderr_path = "/dev/null";
   po.timeout_seconds = 60;
-  if (gpu::run_process({smi, "--query-gpu=index", "--format=csv,noheader"}, po).exit_code == 0) {
+  if (run_process({smi, "--query-gpu=index", "--format=csv,noheader"}, po).exit_code == 0) {
     std::istringstream in(read_text(out));
     std::string line;
     while (std::getline(in, line)) {
@@ -216,12 +216,12 @@ std::vector<SuiteWorker> refine_suite(const SuitePlan& plan, const SuiteRefineOp
     progress << "worker " << w.index << (w.gpu.empty() ? "" : " (GPU " + w.gpu + ")") << ": " << w.chains.size()
              << " chain(s), log " << w.log << "\n";
     threads.emplace_back([&w, argv, &mu, &progress] {
-      gpu::ProcessOptions po;
+      ProcessOptions po;
       po.stdout_path = w.log;
       po.stderr_path = w.log;
-      if (!w.gpu.empty()) po.extra_env.push_back("CUDA_VISIBLE_DEVICES=" + w.gpu);
+      if (!w.gpu.empty()) po.env.push_back("CUDA_VISIBLE_DEVICES=" + w.gpu);
       const auto start = std::chrono::steady_clock::now();
-      const auto r = gpu::run_process(argv, po);
+      const auto r = run_process(argv, po);
       w.exit_code = r.exit_code;
       w.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::lock_guard<std::mutex> lock(mu);

@@ -4,12 +4,15 @@
 
 #include <VX_config.h>
 
+// The runtime-private constants (the counter blocks, the exit-code slot) beside it.
+#include "../../vortex-rt/src/vx_runtime.h"
+
 #include <cstdint>
 
 namespace vxsynth::vxsim {
 
-// Fixed facts of the Vortex 2.x RV32 memory map, from vortex-rt's VX_config.h (the one copy the
-// kernels' start-up code, the host runtime and the simulator share).
+// Fixed facts of the Vortex 2.x RV32 memory map, from vortex-rt's VX_config.h and vx_runtime.h
+// (the one copy the kernels' start-up code, the host runtime and the simulator share).
 inline constexpr uint32_t kIoBaseAddr = IO_COUT_ADDR;        // console, one byte slot per hart % 64
 inline constexpr uint32_t kIoConsoleSize = IO_COUT_SIZE;
 inline constexpr uint32_t kIoMpmAddr = IO_MPM_ADDR;          // per core 32 x 8 B counters at 0x80 + 256 * core
@@ -18,9 +21,9 @@ inline constexpr uint32_t kIoExitCodeAddr = IO_MPM_EXITCODE; // exit code: slot 
 inline constexpr uint32_t kUserBaseAddr = USER_BASE_ADDR;    // end of IO, start of the host heap
 inline constexpr uint32_t kStartupAddr = STARTUP_ADDR;       // default code / link base
 inline constexpr uint32_t kStackBaseAddr = STACK_BASE_ADDR;  // hart h's sp = base - h * kStackSize
-inline constexpr uint32_t kStackSize = STACK_SIZE;
+inline constexpr uint32_t kStackSize = 1u << STACK_LOG2_SIZE;
 inline constexpr uint32_t kLocalMemBaseAddr = LMEM_BASE_ADDR;
-inline constexpr uint32_t kCacheLineSize = CACHE_LINE_SIZE;  // for the "distinct lines" counter
+inline constexpr uint32_t kCacheLineSize = MEM_BLOCK_SIZE;  // for the "distinct lines" counter
 static_assert(kIoBaseAddr == 0x40 && kIoMpmAddr == 0x80 && kIoExitCodeAddr == 0x88 && kUserBaseAddr == 0x10000 &&
                   kLocalMemBaseAddr == 0xFFFF0000,
               "the Vortex 2.x memory map");
@@ -35,7 +38,7 @@ struct Config {
   uint32_t cores = NUM_CORES;         // 1..64
   uint32_t warps = NUM_WARPS;         // warps per core, power of two, 1..32
   uint32_t threads = NUM_THREADS;     // threads per warp, power of two, 1..32
-  uint32_t local_mem_size = LMEM_SIZE;  // bytes per core at 0xFFFF0000; power of two, 1 KiB..64 KiB
+  uint32_t local_mem_size = 1u << LMEM_LOG_SIZE;  // bytes per core at 0xFFFF0000; power of two, 1 KiB..64 KiB
   uint64_t max_instructions = 0;      // warp-instruction budget over all cores; 0 = no limit
 
   // Vortex 2.x: NUM_BARRIERS = max(1, NUM_WARPS / 2).

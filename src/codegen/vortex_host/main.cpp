@@ -16,6 +16,7 @@
 // it. On a real Vortex the machine is fixed when Vortex is built, and a machine the block does
 // not fit is reported with the CONFIGS to build it with.
 #include <unistd.h>
+#include <VX_types.h>
 #include <vortex.h>
 
 #include <cstdio>
@@ -199,7 +200,23 @@ int main(int argc, char* argv[]) {
   RT_CHECK(vx_upload_bytes(device, &arg, sizeof(arg), &args_buffer));
   buffers.push_back(args_buffer);
   RT_CHECK(vx_start(device, kernel_buffer, args_buffer));
-  RT_CHECK(vx_ready_wait(device, VX_MAX_TIMEOUT));
+  // A failed kernel, reported the same way on Vortex and on vxsynth's simulator: Vortex's
+  // vx_ready_wait returns 0 whatever the kernel did, vxsynth's returns non-zero on a fault or a
+  // non-zero exit code; on both, the exit code is slot 1 of core 0's counter block, stored by
+  // the kernel's exit path (VX_CSR_MPM_RESERVED).
+  {
+    const int wait_status = vx_ready_wait(device, VX_MAX_TIMEOUT);
+    uint64_t exit_slot = 0;
+    RT_CHECK(vx_mpm_query(device, VX_CSR_MPM_RESERVED, 0, &exit_slot));
+    const int32_t exit_code = static_cast<int32_t>(static_cast<uint32_t>(exit_slot));
+    if (wait_status != 0 || exit_code != 0) {
+      std::printf("Error: the kernel failed (vx_ready_wait returned %d, kernel exit code %d)\n", wait_status,
+                  static_cast<int>(exit_code));
+      cleanup();
+      std::printf("FAILED!\n");
+      return 1;
+    }
+  }
   RT_CHECK(vx_copy_from_dev(actual.data(), out_buffer, 0, actual.byte_size()));
 
   // Candidate check against the CPU reference: with the candidate tolerance, or bit for bit
