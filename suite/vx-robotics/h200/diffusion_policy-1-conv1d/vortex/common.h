@@ -27,7 +27,7 @@
 // Kernel arguments (one copy in device memory; the same layout on the host and on RV32).
 typedef struct {
   uint64_t x_addr;
-  uint64_t y_addr;
+  uint64_t out_addr;
   uint32_t grid[3];
   uint32_t block_dim[3];
   int32_t batch;

@@ -20,11 +20,11 @@
 //   fixed: prefetch none, tensor_core none, activation fused, split_k 1, warps 8x1
 
 #include <stdint.h>
-#include <vx_branchless.h>
 #include <vx_intrinsics.h>
 #include <vx_spawn.h>
 
 #include "common.h"
+#include "vx_branchless.h"
 
 typedef kernel_arg_t Params;
 
@@ -107,7 +107,7 @@ static inline void move_tile_guarded(const Params& p, const bits_t* x, bits_t* y
 static void transform_body(kernel_arg_t* __UNIFORM__ arg) {
   const Params& p = *arg;
   const bits_t* x = (const bits_t*)(uintptr_t)p.x_addr;
-  bits_t* y = (bits_t*)(uintptr_t)p.y_addr;
+  bits_t* y = (bits_t*)(uintptr_t)p.out_addr;
   bits_t* tile = (bits_t*)__local_mem(kTileBytes);  // this block's local-memory slice
   const idx_t rows = p.rows, cols = p.cols;
   const idx_t plane = rows * cols;
