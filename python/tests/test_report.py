@@ -236,3 +236,14 @@ def test_report_loads_in_headless_chromium(made):
                                 f"--screenshot={shot}", cut.as_uri()],
                        capture_output=True, text=True, timeout=180, check=True)
         assert shot.stat().st_size > 50000, f"{shot}: nearly empty (the part did not render)"
+
+
+def test_benchmark_pages_give_the_spread_over_repeats(made):
+    """A locked benchmark profiled again after the lock (signature.json "repeats") shows D's
+    range over those profiles and whether the proxy is nearest its own reference."""
+    out, _ = made
+    page = (out / "index.html").read_text()
+    sig = json.loads((SUITE_DIR / "pi0-1-batched-matmul" / "signature.json").read_text())
+    rep = sig["repeats"]
+    text = (f"D over {len(rep['d'])} repeat profiles: {min(rep['d']):.4f} to {max(rep['d']):.4f}")
+    assert text in page

@@ -451,6 +451,12 @@ def _spread(e: dict) -> str:
     ds = [d for d in ds if d is not None]
     if len(ds) > 1:
         return f"D over {len(ds)} profiles: {min(ds):.4f} to {max(ds):.4f} (mean of profiles: {s['d']:.4f})"
+    rep = s.get("repeats")
+    if isinstance(rep, dict) and rep.get("d"):
+        # Repeat profiles taken after the lock (scripts/h200-suite-repeats, docs/suite.md "Repeats").
+        own = rep.get("nearest_is_own_reference")
+        return (f"D over {len(rep['d'])} repeat profiles: {min(rep['d']):.4f} to {max(rep['d']):.4f}, mean "
+                f"{sum(rep['d']) / len(rep['d']):.4f}; nearest its own reference in {own} of {len(rep['d'])}")
     return f"D from {s.get('profiles', len(ds))} profile (no repeats recorded, so no spread)"
 
 
