@@ -30,13 +30,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 Json tolerance_json(const ops::Tolerance& t) {
   return {{"atol", t.atol}, {"rtol", t.rtol}, {"max_bias", t.max_bias}, {"exact", t.exact}};
 }
@@ -111,21 +104,18 @@ std::vector<std::string> visible_gpus() {
   }
   const std::string smi = find_on_path("nvidia-smi");
   if (smi.empty()) return gpus;
-  const fs::path out = fs::temp_directory_path() / ("vxsynth-gpus-" + std::to_string(::getpid()) + ".txt");
+  std::string text;
   ProcessOptions po;
-  po.stdout_path = out.string();
-  po.stderr_path = "/dev/null";
+  po.capture = &text;
   po.timeout_seconds = 60;
   if (run_process({smi, "--query-gpu=index", "--format=csv,noheader"}, po).exit_code == 0) {
-    std::istringstream in(read_text(out));
+    std::istringstream in(text);
     std::string line;
     while (std::getline(in, line)) {
       line.erase(std::remove_if(line.begin(), line.end(), ::isspace), line.end());
       if (!line.empty()) gpus.push_back(line);
     }
   }
-  std::error_code ec;
-  fs::remove(out, ec);
   return gpus;
 }
 
@@ -476,7 +466,9 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
     lr.locked = true;
     lr.revision = rec["revision"].get<int>();
     lr.d = rec["d"].get<double>();
-    lr.why = "r" + std::to_string(lr.revision) + " D " + fixed(lr.d, 4) + " (seed D " + fixed(lines.front()["d"].get<double>(), 4) + ")";
+    const Json& start_d = lines.front()["d"];  // null when the start was rejected before profiling
+    lr.why = "r" + std::to_string(lr.revision) + " D " + fixed(lr.d, 4) + " (start D " +
+             (start_d.is_number() ? fixed(start_d.get<double>(), 4) : std::string("-")) + ")";
     if (!passed_over.empty()) {
       lr.why += "; passed over";
       for (const auto& p : passed_over) lr.why += " " + p;
@@ -661,7 +653,7 @@ std::vector<LockedRun> run_locked_suite(const SuitePlan& plan, const std::string
       for (const auto& e : fs::directory_iterator(locked / "vortex")) {
         if (!e.is_regular_file()) continue;
         const fs::path mine = fs::path(files.vortex_dir) / e.path().filename();
-        if (read_text(mine) != read_text(e.path())) ++differ;
+        if (sha256_file(mine.string()) != sha256_file(e.path().string())) ++differ;
         fs::copy_file(e.path(), mine, fs::copy_options::overwrite_existing);
       }
       SimRunOptions so;
