@@ -1,10 +1,15 @@
 // vxsynth suite: the benchmark suite as a whole (docs/suite.md).
 //   suite plan   SUITE [--json]                 which references are benchmarks (merging those within noise)
 //   suite refine SUITE --out RUN [--resume] [--workers N] [--bench B ...] [refine options]
+//                [--slurm [--partition P] [--time T] [--gpus-per-task N] ...]   one array task per chain
+//   suite task   RUN [--index I]                what one Slurm array task runs (its chain's refine, resumed)
+//   suite collect SUITE --run RUN               after the tasks: lock the finished chains, write the table
 //   suite lock   SUITE --run RUN [--bench B ...] each chain's best pair with both checks passed, into SUITE
-//   suite status SUITE [--json]                 the suite table
+//   suite status SUITE [--json] [--run RUN]     the suite table, or a run's chains (state, revisions, best D)
 //   suite run    SUITE [--jobs N] [--bench B ...] every locked Vortex benchmark on the embedded simulator
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -15,6 +20,7 @@
 #include "common/json_io.h"
 #include "refine/suite.h"
 #include "refine/suite_run.h"
+#include "refine/suite_run_cluster.h"
 
 namespace vxsynth::cli {
 namespace {
@@ -30,7 +36,12 @@ struct SuiteOptions {
   // Passed through to every worker's `vxsynth refine`.
   std::string budget, retention, sim_check;
   int width = 0, pair_after = 0;
+  double pace = 0;
   std::uint64_t seed = 0;
+  // --slurm: one array task per chain (docs/cluster.md).
+  bool slurm = false, no_collect = false;
+  refine::SlurmOptions sl;
+  int index = -1;
 };
 
 std::string self_executable() { return fs::read_symlink("/proc/self/exe").string(); }
@@ -76,6 +87,19 @@ int run_refine_suite(const SuiteOptions& o) {
   if (o.width > 0) ro.refine_args.insert(ro.refine_args.end(), {"--width", std::to_string(o.width)});
   if (o.pair_after > 0) ro.refine_args.insert(ro.refine_args.end(), {"--pair-after", std::to_string(o.pair_after)});
   if (o.seed > 0) ro.refine_args.insert(ro.refine_args.end(), {"--seed", std::to_string(o.seed)});
+  if (o.pace > 0) ro.refine_args.insert(ro.refine_args.end(), {"--replay-pace", std::to_string(o.pace)});
+  if (o.slurm) {
+    if (o.workers > 0) throw InputError("--workers", std::to_string(o.workers), "not with --slurm (one array task per chain)");
+    refine::SlurmOptions sl = o.sl;
+    sl.suite = o.suite;
+    sl.collect = !o.no_collect;
+    const auto s = refine::submit_suite_slurm(plan, ro, sl, std::cout);
+    if (!s.array_job.empty()) {
+      std::cout << "watch it: vxsynth suite status " << o.suite << " --run " << o.out << "\n";
+      if (s.collect_job.empty()) std::cout << "then: vxsynth suite collect " << o.suite << " --run " << o.out << "\n";
+    }
+    return kExitOk;
+  }
   const auto workers = refine::refine_suite(plan, ro, std::cout);
   int failed = 0;
   for (const auto& w : workers) failed += w.exit_code != 0;
@@ -103,7 +127,58 @@ int run_lock(const SuiteOptions& o) {
   return kExitOk;
 }
 
+// After the array job (or a local run): lock every chain whose task finished, then the table.
+int run_collect(const SuiteOptions& o) {
+  const Json run_status = refine::suite_run_status(o.run);
+  const auto plan = refine::plan_suite(o.suite, o.merge_below);
+  std::vector<std::string> done, unfinished;
+  for (const auto& r : run_status["rows"]) {
+    (r["state"] == "done" ? done : unfinished).push_back(r["chain"].get<std::string>());
+  }
+  Json collected{{"schema", schema_id("suite-collect", 1)}, {"suite", o.suite}, {"locked", Json::array()},
+                 {"not_locked", Json::array()}, {"unfinished", unfinished}};
+  if (!done.empty()) {
+    for (const auto& r : refine::lock_suite(plan, o.run, done, std::cout, false)) {
+      if (r.locked) {
+        collected["locked"].push_back({{"benchmark", r.bench}, {"revision", r.revision}, {"d", r.d}});
+      } else {
+        collected["not_locked"].push_back({{"benchmark", r.bench}, {"why", r.why}});
+        std::cout << r.bench << ": not locked: " << r.why << "\n";
+      }
+    }
+    write_json_file((fs::path(o.suite) / "suite.json").string(), plan.to_json());
+  }
+  for (const auto& u : unfinished) std::cout << u << ": not locked: its task has not finished\n";
+  const std::string table = refine::format_suite_status(refine::suite_status(plan));
+  {
+    std::ofstream f(fs::path(o.run) / "suite-status.txt");
+    f << table;
+  }
+  write_json_file((fs::path(o.run) / "collect.json").string(), collected);
+  std::cout << collected["locked"].size() << " of " << run_status["rows"].size() << " chain(s) locked into " << o.suite
+            << (unfinished.empty() ? "" : "; " + std::to_string(unfinished.size()) + " unfinished (resume: vxsynth suite refine ... --resume)")
+            << "\n\n"
+            << table << "\n"
+            << refine::format_suite_run_status(refine::suite_run_status(o.run));
+  return unfinished.empty() ? kExitOk : kExitWorkFailed;
+}
+
+int run_task(const SuiteOptions& o) {
+  int index = o.index;
+  if (index < 0) {
+    const char* env = std::getenv("SLURM_ARRAY_TASK_ID");
+    if (env == nullptr) throw InputError("--index", "", "required outside a Slurm array task (SLURM_ARRAY_TASK_ID is not set)");
+    index = std::atoi(env);
+  }
+  return refine::run_suite_task(o.run, index, std::cout);
+}
+
 int run_status(const SuiteOptions& o) {
+  if (!o.run.empty()) {
+    const Json status = refine::suite_run_status(o.run);
+    std::cout << (o.json ? dump_json(status) + "\n" : refine::format_suite_run_status(status));
+    return kExitOk;
+  }
   const auto plan = refine::plan_suite(o.suite, o.merge_below);
   const Json status = refine::suite_status(plan);
   if (o.json) {
@@ -165,6 +240,28 @@ const CommandRegistrar reg(
       refine->add_option("--seed", o->seed, "input seed of the checks (0 = fresh)");
       refine->add_option("--replay", o->replay, "answer from evaluation stores instead of the GPU (tests)");
       refine->add_option("--sim-check", o->sim_check, "replay: run | skip the candidate check");
+      refine->add_option("--replay-pace", o->pace, "replay: seconds per evaluation (to watch a run, or interrupt it in tests)");
+      refine->add_flag("--slurm", o->slurm, "submit one Slurm array job, a task per chain, and a collect job after it (docs/cluster.md)");
+      refine->add_option("--partition", o->sl.partition, "--slurm: the partition of the GPU nodes");
+      refine->add_option("--time", o->sl.time, "--slurm: each task's time limit (sbatch --time); a task requeues itself before it");
+      refine->add_option("--gpus-per-task", o->sl.gpus_per_task, "--slurm: GPUs per task (default 1; 0 with --replay)");
+      refine->add_option("--cpus-per-task", o->sl.cpus_per_task, "--slurm: CPUs per task (default: the cluster's)");
+      refine->add_option("--account", o->sl.account, "--slurm: the account to charge");
+      refine->add_option("--max-running", o->sl.max_running, "--slurm: at most this many tasks at once");
+      refine->add_option("--requeue-before", o->sl.signal_seconds,
+                         "--slurm: seconds before --time at which a task requeues itself (0: never)")
+          ->capture_default_str();
+      refine->add_option("--sbatch", o->sl.sbatch_args, "--slurm: a further sbatch option for the tasks, e.g. --sbatch=--qos=high (repeatable)");
+      refine->add_flag("--no-collect", o->no_collect, "--slurm: do not submit the collect job (run `vxsynth suite collect` yourself)");
+
+      CLI::App* task = sub.add_subcommand("task", "what one Slurm array task runs: its chain's `vxsynth refine`, resumed from its records");
+      task->add_option("RUN", o->run, "the run folder of `suite refine --slurm`")->required();
+      task->add_option("--index", o->index, "the task (default: $SLURM_ARRAY_TASK_ID)");
+
+      CLI::App* collect = sub.add_subcommand(
+          "collect", "after a run's tasks: lock the finished chains' best checked pairs into SUITE and write the suite table");
+      common(collect);
+      collect->add_option("--run", o->run, "the suite refine RUN folder")->required();
 
       CLI::App* lock = sub.add_subcommand(
           "lock", "lock each chain's best revision whose source and candidate checks passed into the suite folder");
@@ -176,7 +273,8 @@ const CommandRegistrar reg(
 
       CLI::App* status = sub.add_subcommand("status", "the suite table: shares, checks, seed and final D per benchmark");
       common(status);
-      status->add_flag("--json", o->json, "print vxsynth.suite-status/1");
+      status->add_flag("--json", o->json, "print vxsynth.suite-status/1 (with --run: vxsynth.suite-run-status/1)");
+      status->add_option("--run", o->run, "a suite refine RUN folder, running or finished: per chain its state, revisions, best D, elapsed");
 
       CLI::App* run = sub.add_subcommand(
           "run", "build every locked Vortex benchmark and run it at its profiled shape on the embedded simulator, checked");
@@ -186,9 +284,11 @@ const CommandRegistrar reg(
       run->add_option("--bench", o->benches, "run only these benchmarks (repeatable)");
 
       sub.footer("Exit codes: 0 success, 1 the work failed (a worker, a benchmark's check), 2 bad usage or bad input.");
-      return [o, plan, refine, lock, status, run]() -> int {
+      return [o, plan, refine, task, collect, lock, status, run]() -> int {
         if (plan->parsed()) return run_plan(*o);
         if (refine->parsed()) return run_refine_suite(*o);
+        if (task->parsed()) return run_task(*o);
+        if (collect->parsed()) return run_collect(*o);
         if (lock->parsed()) return run_lock(*o);
         if (status->parsed()) return run_status(*o);
         if (run->parsed()) return run_locked(*o);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -104,12 +105,33 @@ Json RevisionRecord::to_json() const {
 
 RecordFile::RecordFile(std::string path, bool resume) : path_(std::move(path)) {
   fs::create_directories(fs::path(path_).parent_path());
-  lines_ = complete_lines(path_, &good_bytes_);
-  std::error_code ec;
-  const auto size = fs::exists(path_) ? fs::file_size(path_, ec) : 0;
-  if (!resume && size > 0) {
-    throw InputError(path_, "", "a revision record already exists here: give --resume to continue it, or another --out");
+  // The lock first, then the lines: what is read cannot change under us.
+  lock_fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) throw WorkError("cannot open " + path_ + " to write revisions");
+  struct flock fl {};
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  if (::fcntl(lock_fd_, F_OFD_SETLK, &fl) != 0 && (errno == EAGAIN || errno == EACCES)) {
+    ::close(lock_fd_);
+    throw WorkError(path_ + ": another process is writing this revision record (a run of the same --out still going, or "
+                    "an earlier attempt of a cluster task not yet ended): wait for it to end, or stop it");
   }
+  // Other errors (a file system without locks): go on unlocked, as before.
+  try {
+    lines_ = complete_lines(path_, &good_bytes_);
+    std::error_code ec;
+    const auto size = fs::file_size(path_, ec);
+    if (!resume && !ec && size > 0) {
+      throw InputError(path_, "", "a revision record already exists here: give --resume to continue it, or another --out");
+    }
+  } catch (...) {
+    ::close(lock_fd_);
+    throw;
+  }
+}
+
+RecordFile::~RecordFile() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);
 }
 
 void RecordFile::append(const Json& line) {

@@ -5,7 +5,9 @@
 // from the start with every finished evaluation answered from OUT/evaluations; RecordFile then
 // checks each regenerated line against the line already on disk (it must be the same, apart
 // from the "at" time stamp) and appends only the lines past the end. A line cut short by a kill
-// is dropped and written again.
+// is dropped and written again. While a RecordFile is open it holds a write lock on the file
+// (an open-file-description lock, which NFS honours too): a second writer, such as a requeued
+// cluster task whose earlier attempt has not ended, is refused instead of interleaving lines.
 #pragma once
 
 #include <array>
@@ -54,6 +56,9 @@ class RecordFile {
  public:
   // resume = false: the file must not exist yet or be empty (never overwrite a record).
   RecordFile(std::string path, bool resume);
+  ~RecordFile();
+  RecordFile(const RecordFile&) = delete;
+  RecordFile& operator=(const RecordFile&) = delete;
   // Appends (or, while resuming, checks against the line on disk). WorkError when a line on
   // disk differs from the regenerated one.
   void append(const Json& line);
@@ -67,6 +72,7 @@ class RecordFile {
   std::size_t good_bytes_ = 0;
   int next_ = 0;
   bool truncated_ = false;
+  int lock_fd_ = -1;
 };
 
 // The records of one file (complete lines only), for tests and tools.

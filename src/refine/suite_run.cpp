@@ -22,6 +22,7 @@
 #include "refine/gpu_evaluator.h"
 #include "refine/record.h"
 #include "refine/sim_run.h"
+#include "refine/suite_run_cluster.h"
 #include "signature/metrics.h"
 
 namespace vxsynth::refine {
@@ -119,7 +120,9 @@ std::vector<std::string> visible_gpus() {
   return gpus;
 }
 
-std::vector<SuiteWorker> refine_suite(const SuitePlan& plan, const SuiteRefineOptions& o, std::ostream& progress) {
+std::vector<SuiteWorker> read_suite_workers(const std::string& run) { return read_workers(run); }
+
+std::vector<SuiteWorker> prepare_suite_run(const SuitePlan& plan, const SuiteRefineOptions& o, bool one_chain_per_worker) {
   if (o.out.empty()) throw InputError("--out", "", "required (the run folder)");
   const fs::path run = o.out;
   for (const auto& [bench, design] : o.starts) {
@@ -147,74 +150,110 @@ std::vector<SuiteWorker> refine_suite(const SuitePlan& plan, const SuiteRefineOp
       throw InputError((run / kRunFile).string(), "workers",
                        "the run's chains differ from the suite's benchmarks now (the suite or --bench changed): start a new --out");
     }
-  } else {
-    std::vector<std::string> gpus;
-    int n = o.workers;
-    if (!o.replay) {
-      gpus = visible_gpus();
-      if (gpus.empty()) throw WorkError("no GPU visible (nvidia-smi lists none): `vxsynth suite refine` profiles on the GPU, or give --replay STORE");
-      if (n == 0 || n > static_cast<int>(gpus.size())) n = static_cast<int>(gpus.size());
-    } else if (n == 0) {
-      n = 1;
+    const Json j = read_json_file((run / kRunFile).string());
+    const bool was_slurm = j.value("scheduler", "local") == "slurm";
+    if (was_slurm != one_chain_per_worker) {
+      throw InputError((run / kRunFile).string(), "scheduler",
+                       std::string("the run was made ") + (was_slurm ? "with --slurm: resume it with --slurm" : "without --slurm: resume it without"));
     }
-    n = std::max(1, std::min<int>(n, static_cast<int>(chosen.size())));
-    // Chains dealt out by share (largest first), so each worker gets a similar mix.
-    std::vector<const SuiteBenchmark*> by_share = chosen;
-    std::stable_sort(by_share.begin(), by_share.end(), [](const auto* a, const auto* b) { return a->share > b->share; });
-    workers.resize(n);
-    for (int i = 0; i < n; ++i) {
-      workers[i].index = i;
-      workers[i].gpu = gpus.empty() ? "" : gpus[i];
-      workers[i].dir = (run / ("worker-" + std::to_string(i))).string();
-    }
-    for (std::size_t k = 0; k < by_share.size(); ++k) workers[k % n].chains.push_back(by_share[k]->name);
-    fs::create_directories(run);
-    Json ws = Json::array();
-    for (const auto& w : workers) {
-      ws.push_back({{"index", w.index}, {"gpu", w.gpu}, {"dir", fs::path(w.dir).filename().string()}, {"chains", w.chains}});
-    }
-    write_json_file((run / kRunFile).string(),
-                    {{"schema", schema_id("suite-run", 1)}, {"plan", plan.to_json()}, {"workers", ws}, {"refine_args", o.refine_args}});
+    return workers;
   }
+  std::vector<std::string> gpus;
+  int n = o.workers;
+  if (one_chain_per_worker) {
+    // A Slurm array task per chain: the scheduler gives each its GPU.
+    n = static_cast<int>(chosen.size());
+  } else if (!o.replay) {
+    gpus = visible_gpus();
+    if (gpus.empty()) throw WorkError("no GPU visible (nvidia-smi lists none): `vxsynth suite refine` profiles on the GPU, or give --replay STORE");
+    if (n == 0 || n > static_cast<int>(gpus.size())) n = static_cast<int>(gpus.size());
+  } else if (n == 0) {
+    n = 1;
+  }
+  n = std::max(1, std::min<int>(n, static_cast<int>(chosen.size())));
+  // Chains dealt out by share (largest first), so each worker gets a similar mix.
+  std::vector<const SuiteBenchmark*> by_share = chosen;
+  std::stable_sort(by_share.begin(), by_share.end(), [](const auto* a, const auto* b) { return a->share > b->share; });
+  workers.resize(n);
+  for (int i = 0; i < n; ++i) {
+    workers[i].index = i;
+    workers[i].gpu = gpus.empty() ? "" : gpus[i];
+    workers[i].dir = (run / ("worker-" + std::to_string(i))).string();
+  }
+  for (std::size_t k = 0; k < by_share.size(); ++k) workers[k % n].chains.push_back(by_share[k]->name);
+  fs::create_directories(run);
+  Json ws = Json::array();
+  for (const auto& w : workers) {
+    ws.push_back({{"index", w.index}, {"gpu", w.gpu}, {"dir", fs::path(w.dir).filename().string()}, {"chains", w.chains}});
+  }
+  write_json_file((run / kRunFile).string(), {{"schema", schema_id("suite-run", 1)},
+                                              {"scheduler", one_chain_per_worker ? "slurm" : "local"},
+                                              {"plan", plan.to_json()},
+                                              {"workers", ws},
+                                              {"refine_args", o.refine_args}});
+  return workers;
+}
+
+std::vector<std::string> worker_refine_args(const SuitePlan& plan, const SuiteRefineOptions& o, const SuiteWorker& w) {
+  const fs::path run = o.out;
+  std::vector<std::string> argv = {"refine", "--out", w.dir};
+  for (const auto& chain : w.chains) {
+    const auto it = std::find_if(plan.benchmarks.begin(), plan.benchmarks.end(), [&](const auto& b) { return b.name == chain; });
+    if (it == plan.benchmarks.end()) throw InputError((run / kRunFile).string(), "workers", "chain " + chain + " is not a benchmark of " + plan.dir);
+    argv.insert(argv.end(), {"--reference", it->reference});
+    if (!o.starts.empty()) {
+      // `vxsynth refine` takes a start for every chain or none: the others start from their
+      // seed, written out here.
+      const auto s = o.starts.find(chain);
+      std::string start;
+      if (s != o.starts.end()) {
+        start = s->second;
+      } else {
+        start = (run / "starts" / (chain + ".json")).string();
+        fs::create_directories(run / "starts");
+        design::write_design(start, design::seed_from_reference(it->reference));
+      }
+      argv.insert(argv.end(), {"--start", start});
+    }
+  }
+  argv.insert(argv.end(), o.refine_args.begin(), o.refine_args.end());
+  return argv;
+}
+
+std::string next_worker_log(const std::string& run, int index) {
+  int attempt = 1;
+  auto name = [&] { return fs::path(run) / ("worker-" + std::to_string(index) + ".run" + std::to_string(attempt) + ".log"); };
+  while (fs::exists(name())) ++attempt;
+  return name().string();
+}
+
+std::vector<SuiteWorker> refine_suite(const SuitePlan& plan, const SuiteRefineOptions& o, std::ostream& progress) {
+  const fs::path run = o.out;
+  std::vector<SuiteWorker> workers = prepare_suite_run(plan, o, false);
   std::mutex mu;
   std::vector<std::thread> threads;
   for (auto& w : workers) {
-    std::vector<std::string> argv = {o.self, "refine", "--out", w.dir};
-    for (const auto& chain : w.chains) {
-      const auto it = std::find_if(plan.benchmarks.begin(), plan.benchmarks.end(), [&](const auto& b) { return b.name == chain; });
-      argv.insert(argv.end(), {"--reference", it->reference});
-      if (!o.starts.empty()) {
-        // `vxsynth refine` takes a start for every chain or none: the others start from their
-        // seed, written out here.
-        const auto s = o.starts.find(chain);
-        std::string start;
-        if (s != o.starts.end()) {
-          start = s->second;
-        } else {
-          start = (run / "starts" / (chain + ".json")).string();
-          fs::create_directories(run / "starts");
-          design::write_design(start, design::seed_from_reference(it->reference));
-        }
-        argv.insert(argv.end(), {"--start", start});
-      }
-    }
-    argv.insert(argv.end(), o.refine_args.begin(), o.refine_args.end());
+    std::vector<std::string> argv = worker_refine_args(plan, o, w);
+    argv.insert(argv.begin(), o.self);
     if (o.resume && fs::exists(fs::path(w.dir))) argv.push_back("--resume");
-    int attempt = 1;
-    while (fs::exists(run / ("worker-" + std::to_string(w.index) + ".run" + std::to_string(attempt) + ".log"))) ++attempt;
-    w.log = (run / ("worker-" + std::to_string(w.index) + ".run" + std::to_string(attempt) + ".log")).string();
+    w.log = next_worker_log(o.out, w.index);
     progress << "worker " << w.index << (w.gpu.empty() ? "" : " (GPU " + w.gpu + ")") << ": " << w.chains.size()
              << " chain(s), log " << w.log << "\n";
-    threads.emplace_back([&w, argv, &mu, &progress] {
+    threads.emplace_back([&w, argv, &mu, &progress, run] {
       ProcessOptions po;
       po.stdout_path = w.log;
       po.stderr_path = w.log;
       if (!w.gpu.empty()) po.env.push_back("CUDA_VISIBLE_DEVICES=" + w.gpu);
       const auto start = std::chrono::steady_clock::now();
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        begin_task_attempt(run.string(), w, w.log);
+      }
       const auto r = run_process(argv, po);
       w.exit_code = r.exit_code;
       w.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::lock_guard<std::mutex> lock(mu);
+      end_task_attempt(run.string(), w.index, w.exit_code);
       progress << "worker " << w.index << " finished: exit " << w.exit_code << " after " << fixed(w.seconds, 1) << " s\n";
       progress.flush();
     });

@@ -1,7 +1,9 @@
 // The suite's life cycle after planning (docs/suite.md):
 //   refine_suite   every benchmark's chain in one run, one `vxsynth refine` worker per GPU
 //                  (chains dealt out by share), resumable: RUN/suite-run.json fixes which
-//                  worker owns which chain, RUN/worker-<i>/ is that worker's refine folder;
+//                  worker owns which chain, RUN/worker-<i>/ is that worker's refine folder
+//                  (on a Slurm cluster, suite_run_cluster.h: one worker per chain, each an
+//                  array task);
 //   lock_suite     each chain's best revision whose both checks passed, written into the
 //                  suite folder (design.json, cuda/, vortex/, revisions.jsonl, signature.json,
 //                  validation.json);
@@ -44,8 +46,21 @@ struct SuiteWorker {
 // The GPUs this process may use: CUDA_VISIBLE_DEVICES when set, else nvidia-smi's indices.
 std::vector<std::string> visible_gpus();
 
-// Runs the workers in parallel and waits for all. Progress lines go to `progress`.
+// Runs the workers in parallel and waits for all. Progress lines go to `progress`. Each
+// worker's attempts are kept in RUN/tasks/worker-<i>.json (suite_run_cluster.h).
 std::vector<SuiteWorker> refine_suite(const SuitePlan& plan, const SuiteRefineOptions& options, std::ostream& progress);
+
+// The parts refine_suite and the Slurm path share.
+inline constexpr const char* kSuiteRunFile = "suite-run.json";
+// Checks the options against the plan, then writes RUN/suite-run.json (the workers and their
+// chains; `one_chain_per_worker` for Slurm, "scheduler": "slurm") or, with --resume, reads it.
+std::vector<SuiteWorker> prepare_suite_run(const SuitePlan& plan, const SuiteRefineOptions& options, bool one_chain_per_worker);
+std::vector<SuiteWorker> read_suite_workers(const std::string& run);
+// The worker's `vxsynth refine ...` arguments after the executable, without --resume
+// (seed starts written to RUN/starts/ when other chains have --start).
+std::vector<std::string> worker_refine_args(const SuitePlan& plan, const SuiteRefineOptions& options, const SuiteWorker& worker);
+// RUN/worker-<i>.run<N>.log with the first N not taken: one log per attempt.
+std::string next_worker_log(const std::string& run, int index);
 
 // Completes the candidate checks a GPU machine deferred in a refine folder (OUT/<chain>/
 // deferred-checks.jsonl, one line per check). Returns the number of retained (or start)

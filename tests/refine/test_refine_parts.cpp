@@ -95,6 +95,24 @@ TEST(RecordFile, AppendsResumesAndDropsATornLine) {
   EXPECT_NE(e.find("line 2 differs"), std::string::npos) << e;
 }
 
+// Two writers of one record would interleave their lines (a requeued cluster task whose earlier
+// attempt has not ended yet): the second is refused while the first holds the file, in this
+// process or another, and may go on once it is closed.
+TEST(RecordFile, ASecondWriterIsRefusedWhileTheFirstHoldsTheRecord) {
+  const fs::path dir = scratch("record-lock");
+  const std::string path = (dir / "revisions.jsonl").string();
+  {
+    RecordFile first(path, false);
+    first.append(Json{{"revision", 0}, {"d", 0.25}});
+    const std::string e = error_of([&] { RecordFile second(path, true); });
+    EXPECT_NE(e.find("another process is writing"), std::string::npos) << e;
+    first.append(Json{{"revision", 1}, {"d", 0.125}});
+  }
+  RecordFile again(path, true);
+  EXPECT_EQ(again.existing(), 2);
+  EXPECT_EQ(read_records(path).size(), 2u);
+}
+
 TEST(EvaluationStore, RoundTripsAndRejectsBadEntries) {
   const fs::path dir = scratch("store");
   EvaluationStore store(dir.string(), true);

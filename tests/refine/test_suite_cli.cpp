@@ -145,6 +145,18 @@ TEST(SuiteCli, TwoWorkersGiveTheRecordsOfOneRefineProcess) {
       EXPECT_EQ(mine, records(one_out / chain / "revisions.jsonl")) << chain;
     }
   }
+  // `suite status --run`: each chain's worker finished, its revisions and best D from the record.
+  const CliRun st = vxsynth({"suite", "status", suite.string(), "--run", run.string(), "--json"});
+  ASSERT_EQ(st.code, 0) << st.output;
+  const Json status = Json::parse(st.output);
+  ASSERT_EQ(status["rows"].size(), 3u) << st.output;
+  for (const auto& row : status["rows"]) {
+    EXPECT_EQ(row["state"], "done") << st.output;
+    EXPECT_EQ(row["attempts"], 1);
+    const auto lines = records(one_out / row["chain"].get<std::string>() / "revisions.jsonl");
+    EXPECT_EQ(row["revisions"].get<std::size_t>(), lines.size() - 1);
+    EXPECT_DOUBLE_EQ(row["start_d"].get<double>(), lines.front()["d"].get<double>());
+  }
   // The same folder again without --resume is refused; with it, nothing changes.
   EXPECT_EQ(vxsynth(args).code, 2);
   args.push_back("--resume");
