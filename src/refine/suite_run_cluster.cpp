@@ -216,6 +216,9 @@ SlurmSubmission submit_suite_slurm(const SuitePlan& plan, const SuiteRefineOptio
   if (sbatch.empty()) throw WorkError("sbatch not found on PATH: --slurm submits through Slurm's client commands (Debian: slurm-client)");
   SuiteRefineOptions o = options;
   const fs::path run = fs::absolute(options.out).lexically_normal();
+  // Both become #SBATCH lines (--output, --chdir), which end at the first blank.
+  check_sbatch_value("--out", run.string());
+  check_sbatch_value("the folder submitted from", fs::current_path().string());
   o.out = run.string();
   const fs::path run_file = run / kSuiteRunFile;
 
@@ -311,22 +314,33 @@ SlurmSubmission submit_suite_slurm(const SuitePlan& plan, const SuiteRefineOptio
     return s;
   }
   s.tasks = index_list(unfinished) + (slurm.max_running > 0 ? "%" + std::to_string(slurm.max_running) : "");
+  // Each job id goes into suite-run.json as soon as Slurm gives it: status and --resume find the
+  // array job even when submitting the collect job fails.
+  auto record_submission = [&] {
+    Json rj = read_json_file(run_file.string());
+    Json sub{{"array_job", s.array_job}, {"tasks", s.tasks}, {"collect_job", s.collect_job}, {"at", now_epoch()}, {"script", s.script}};
+    if (!rj.contains("slurm")) rj["slurm"] = {{"submissions", Json::array()}};
+    auto& subs = rj["slurm"]["submissions"];
+    if (!subs.empty() && subs.back().value("array_job", "") == s.array_job) {
+      subs.back() = sub;
+    } else {
+      subs.push_back(sub);
+    }
+    write_json_file(run_file.string(), rj);
+  };
   s.array_job = submit({sbatch, "--parsable", "--array=" + s.tasks, s.script});
+  record_submission();
   progress << "submitted array job " << s.array_job << ": " << unfinished.size() << " task(s) (" << s.tasks
            << "), one chain each; script " << s.script << "\n";
-  if (slurm.collect) {
-    s.collect_job = submit({sbatch, "--parsable", "--dependency=afterany:" + s.array_job, "--kill-on-invalid-dep=yes", collect_script});
-    progress << "submitted collect job " << s.collect_job << " (runs when every task has ended)\n";
-  }
   for (const auto& w : workers) {
     if (std::find(unfinished.begin(), unfinished.end(), w.index) == unfinished.end()) continue;
     progress << "  task " << w.index << ": " << w.chains.front() << "\n";
   }
-  j = read_json_file(run_file.string());
-  Json sub{{"array_job", s.array_job}, {"tasks", s.tasks}, {"collect_job", s.collect_job}, {"at", now_epoch()}, {"script", s.script}};
-  if (!j.contains("slurm")) j["slurm"] = {{"submissions", Json::array()}};
-  j["slurm"]["submissions"].push_back(sub);
-  write_json_file(run_file.string(), j);
+  if (slurm.collect) {
+    s.collect_job = submit({sbatch, "--parsable", "--dependency=afterany:" + s.array_job, "--kill-on-invalid-dep=yes", collect_script});
+    record_submission();
+    progress << "submitted collect job " << s.collect_job << " (runs when every task has ended)\n";
+  }
   return s;
 }
 
@@ -410,29 +424,34 @@ Json suite_run_status(const std::string& run_dir) {
   for (const auto& w : workers) {
     const Json t = read_task(run, w.index);
     const auto q = queue.by_index.find(w.index);
-    const std::string queued = q == queue.by_index.end() ? "" : q->second;
+    // The queue's word for the task, in ours: waiting to start (again), running, or nothing
+    // to say (not queued, squeue unknown, or a passing state such as COMPLETING).
+    const std::string raw = q == queue.by_index.end() ? "" : q->second;
+    std::string queued;
+    if (raw == "PENDING" || raw.rfind("REQUEUE", 0) == 0 || raw == "SUSPENDED") queued = "waiting";
+    if (raw == "RUNNING" || raw == "CONFIGURING") queued = "running";
     std::string state;
-    bool alive = false;  // the last attempt is running now
+    bool alive = false;  // the last attempt on file is running now
     const std::string recorded = t.is_null() ? "" : t.value("state", "");
     const Json last = t.is_null() || t["attempts"].empty() ? Json() : t["attempts"].back();
-    if (recorded.empty()) {
-      state = queued == "PENDING" ? "pending" : queued == "RUNNING" ? "running" : "not started";
-      alive = queued == "RUNNING";
+    if (queued == "running") {
+      state = "running";
+      alive = recorded == "running";  // else a new attempt is starting
+    } else if (queued == "waiting") {
+      state = recorded.empty() ? "pending" : "requeued";
+    } else if (recorded.empty()) {
+      state = "not started";
     } else if (recorded == "running") {
-      if (queued == "RUNNING") {
-        alive = true;
-      } else if (!queued.empty()) {
-        state = "requeued";
-      } else if (queue.known) {
-        state = "interrupted";  // not in the queue any more: killed without a word
+      if (queue.known && raw.empty()) {
+        state = "interrupted";  // gone from the queue without a word (SIGKILL, a lost node)
       } else if (last.value("host", "") == host && ::kill(last.value("pid", 0), 0) != 0 && errno == ESRCH) {
-        state = "interrupted";
+        state = "interrupted";  // its process on this machine is gone
       } else {
+        state = "running";
         alive = true;
       }
-      if (alive) state = "running";
     } else if (recorded == "interrupted") {
-      state = queued == "RUNNING" ? "running" : !queued.empty() ? "requeued" : "interrupted";
+      state = "interrupted";
     } else if (recorded == "finished") {
       state = "done";
     } else {

@@ -118,23 +118,32 @@ class LocalSlurm {
  public:
   explicit LocalSlurm(fs::path dir) : dir_(std::move(dir)) {}
   ~LocalSlurm() {
-    if (!started_) return;
     std::string ignored;
-    run_program({"scancel", "--me"}, &ignored);
-    run_program({"../scripts/slurm-local", "stop", dir_.string()}, &ignored);
-    ::unsetenv("SLURM_CONF");
+    if (running_) {
+      // Only this cluster's jobs (SLURM_CONF names it; never a real cluster's).
+      ProcessOptions po;
+      po.capture = &ignored;
+      po.env = {"SLURM_CONF=" + (dir_ / "slurm.conf").string()};
+      run_process({"scancel", "--me"}, po);
+      ::unsetenv("SLURM_CONF");
+    }
+    // Stops what did start, whatever failed after (the daemons of DIR, by their pid files).
+    if (tried_) run_program({"../scripts/slurm-local", "stop", dir_.string()}, &ignored);
   }
   // The exit status of scripts/slurm-local start (3: this machine cannot run Slurm).
   int start(std::string* output) {
+    tried_ = true;
     const int rc = run_program({"../scripts/slurm-local", "start", dir_.string()}, output);
-    started_ = true;  // stop what did start, whatever failed after
-    if (rc == 0) ::setenv("SLURM_CONF", (dir_ / "slurm.conf").c_str(), 1);
+    if (rc == 0) {
+      running_ = true;
+      ::setenv("SLURM_CONF", (dir_ / "slurm.conf").c_str(), 1);
+    }
     return rc;
   }
 
  private:
   fs::path dir_;
-  bool started_ = false;
+  bool tried_ = false, running_ = false;
 };
 
 const char* kBenches[] = {"act-4-linear", "act-1-linear"};
