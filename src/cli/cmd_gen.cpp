@@ -13,6 +13,7 @@
 #include "codegen/benchmark.h"
 #include "refine/sim_run.h"
 #include "common/error.h"
+#include "design/hopper_family.h"
 #include "design/move.h"
 #include "design/neighbours.h"
 #include "design/seed.h"
@@ -23,6 +24,7 @@ namespace {
 
 struct GenOptions {
   std::string design, reference, op, shape, dtype = "fp32", engine = "simt", activation = "none", layout = "nchw";
+  std::string family = "gemm";
   std::string tensor = "activation";
   std::string name, out;
   std::vector<std::string> set;
@@ -157,7 +159,17 @@ int run_gen(const GenOptions& o) {
     if (o.shape.empty()) throw InputError("--shape", "", "required with --op");
     design::EngineClass engine{};
     if (!design::parse(o.engine, engine)) throw InputError("--engine", "", "expected simt or tensor");
-    d = design::seed_design(op_from_options(o), engine, o.block, "", "command line");
+    if (o.family == "hopper") {
+      if (engine != design::EngineClass::kTensorCore) throw InputError("--family", "hopper", "goes with --engine tensor");
+      std::string why;
+      auto h = design::seed_hopper(op_from_options(o), o.block, "", "", &why);
+      if (!h) throw InputError("--family", "hopper", "the Hopper family cannot implement this op at block " + std::to_string(o.block) + ": " + why);
+      d = *h;
+    } else if (o.family != "gemm") {
+      throw InputError("--family", o.family, "expected gemm or hopper");
+    } else {
+      d = design::seed_design(op_from_options(o), engine, o.block, "", "command line");
+    }
   }
   if (!o.set.empty()) d = apply_settings(d, o.set);
   if (o.list_neighbours) {
@@ -205,6 +217,9 @@ const CommandRegistrar reg(
                      "[N,]C,L or [N,]C,H,W");
       sub.add_option("--dtype", o->dtype, "precision path: fp32 | tf32 | bf16 | fp16")->capture_default_str();
       sub.add_option("--engine", o->engine, "engine class: simt | tensor")->capture_default_str();
+      sub.add_option("--family", o->family,
+                     "with --op: gemm (the GEMM family) | hopper (TMA + wgmma, --engine tensor, block 256/384/512; docs/design-space.md)")
+          ->capture_default_str();
       sub.add_option("--block", o->block, "threads per block (multiple of 32)")->capture_default_str();
       sub.add_flag("--bias", o->bias, "linear/conv with a bias");
       sub.add_option("--activation", o->activation, "fused activation: none | relu | gelu | gelu_tanh | silu")

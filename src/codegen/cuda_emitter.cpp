@@ -4,7 +4,9 @@
 #include "codegen/compose.h"
 #include "codegen/cuda_abi.h"
 #include "codegen/emit.h"
+#include "codegen/hopper_emitter.h"
 #include "codegen/transform_emitter.h"
+#include "design/hopper_family.h"
 #include "design/transform_family.h"
 #include "design/validity.h"
 
@@ -179,6 +181,7 @@ std::string entry_points(const DesignPoint& d) {
 
 std::string emit_cuda(const DesignPoint& d) {
   if (design::is_transform(d)) return emit_transform_cuda(d);
+  if (design::is_hopper(d)) return emit_hopper_cuda(d);
   design::require_valid(d, "design " + design::procedural_name(d));
   const Composer c(d, Backend::kCuda);
   const ops::DType dtype = ops::storage_dtype(d.fixed.precision);

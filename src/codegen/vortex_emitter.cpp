@@ -3,10 +3,12 @@
 // CMakeLists.txt for the embedded simulator and a Makefile for a Vortex source tree.
 #include <sstream>
 
+#include "design/hopper_family.h"
 #include "codegen/compose.h"
 #include "codegen/emit.h"
 #include "codegen/vortex_rt_files.h"
 #include "codegen/transform_emitter.h"
+#include "design/hopper_family.h"
 #include "design/transform_family.h"
 #include "common/error.h"
 #include "design/validity.h"
@@ -366,6 +368,17 @@ std::vector<SourceFile> emit_vortex(const DesignPoint& d, const VortexCheck& che
   VortexSources v;
   if (design::is_transform(d)) {
     v = transform_vortex_sources(d);
+  } else if (design::is_hopper(d)) {
+    // Vortex has no TMA, wgmma or clusters: the counterpart's WMMA kernel with a software prefetch.
+    design::require_valid(d, "design " + design::procedural_name(d));
+    const DesignPoint c = design::vortex_counterpart(d);
+    const std::string note = "// The Vortex side of the Hopper design " + design::procedural_name(d) +
+                             ": Vortex 2.x has no bulk\n// tensor copies, warpgroup MMA or clusters, so this is the "
+                             "counterpart below (design::vortex_counterpart):\n// the tensor unit's tiles of the block tile nearest " +
+                             std::to_string(d.tile.m) + "x" + std::to_string(d.tile.n) + ", prefetched " +
+                             (c.prefetch == design::Prefetch::kDoubleBuffer ? "one k-tile ahead (double buffer)" : "without overlap") +
+                             " instead of " + std::to_string(d.stages) + " TMA stages.\n";
+    v = {note + common_h(c), note + kernel_cpp(c), gemm_bench_facts(c)};
   } else {
     design::require_valid(d, "design " + design::procedural_name(d));
     v = {common_h(d), kernel_cpp(d), gemm_bench_facts(d)};

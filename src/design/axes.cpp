@@ -29,19 +29,22 @@ struct Names<LaneMap> {
 };
 template <>
 struct Names<Prefetch> {
-  static constexpr std::array<std::pair<Prefetch, const char*>, 3> table{{{Prefetch::kNone, "none"},
+  static constexpr std::array<std::pair<Prefetch, const char*>, 4> table{{{Prefetch::kNone, "none"},
                                                                           {Prefetch::kRegisters, "registers"},
-                                                                          {Prefetch::kDoubleBuffer, "double_buffer"}}};
+                                                                          {Prefetch::kDoubleBuffer, "double_buffer"},
+                                                                          {Prefetch::kTma, "tma"}}};
 };
 template <>
 struct Names<Fragment> {
-  static constexpr std::array<std::pair<Fragment, const char*>, 7> table{{{Fragment::kNone, "none"},
+  static constexpr std::array<std::pair<Fragment, const char*>, 9> table{{{Fragment::kNone, "none"},
                                                                           {Fragment::kM16N16K16, "m16n16k16"},
                                                                           {Fragment::kM32N8K16, "m32n8k16"},
                                                                           {Fragment::kM8N32K16, "m8n32k16"},
                                                                           {Fragment::kM16N16K8, "m16n16k8"},
                                                                           {Fragment::kMmaM16N8K16, "mma_m16n8k16"},
-                                                                          {Fragment::kMmaM16N8K8, "mma_m16n8k8"}}};
+                                                                          {Fragment::kMmaM16N8K8, "mma_m16n8k8"},
+                                                                          {Fragment::kWgmmaK16, "wgmma_m64k16"},
+                                                                          {Fragment::kWgmmaK8, "wgmma_m64k8"}}};
 };
 template <>
 struct Names<ActivationPlacement> {
@@ -63,6 +66,17 @@ struct Names<KRange> {
 template <>
 struct Names<Scale> {
   static constexpr std::array<std::pair<Scale, const char*>, 2> table{{{Scale::kNone, "none"}, {Scale::kAlpha, "alpha"}}};
+};
+
+template <>
+struct Names<Raster> {
+  static constexpr std::array<std::pair<Raster, const char*>, 2> table{
+      {{Raster::kNMajor, "n_major"}, {Raster::kMMajor, "m_major"}}};
+};
+template <>
+struct Names<EpilogueStore> {
+  static constexpr std::array<std::pair<EpilogueStore, const char*>, 2> table{
+      {{EpilogueStore::kDirect, "direct"}, {EpilogueStore::kTma, "tma"}}};
 };
 
 // Values added at run time (add_value), after the built-in table.
@@ -121,6 +135,8 @@ std::string to_string(ActivationPlacement v) { return name_of(v); }
 std::string to_string(Boundary v) { return name_of(v); }
 std::string to_string(KRange v) { return name_of(v); }
 std::string to_string(Scale v) { return name_of(v); }
+std::string to_string(Raster v) { return name_of(v); }
+std::string to_string(EpilogueStore v) { return name_of(v); }
 
 bool parse(const std::string& s, Staging& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ReadOnce& out) { return parse_name(s, out); }
@@ -131,6 +147,8 @@ bool parse(const std::string& s, ActivationPlacement& out) { return parse_name(s
 bool parse(const std::string& s, Boundary& out) { return parse_name(s, out); }
 bool parse(const std::string& s, KRange& out) { return parse_name(s, out); }
 bool parse(const std::string& s, Scale& out) { return parse_name(s, out); }
+bool parse(const std::string& s, Raster& out) { return parse_name(s, out); }
+bool parse(const std::string& s, EpilogueStore& out) { return parse_name(s, out); }
 
 template <typename E>
 const std::vector<E>& all_values() {
@@ -170,6 +188,8 @@ VXSYNTH_DESIGN_INSTANTIATE(ActivationPlacement)
 VXSYNTH_DESIGN_INSTANTIATE(Boundary)
 VXSYNTH_DESIGN_INSTANTIATE(KRange)
 VXSYNTH_DESIGN_INSTANTIATE(Scale)
+VXSYNTH_DESIGN_INSTANTIATE(Raster)
+VXSYNTH_DESIGN_INSTANTIATE(EpilogueStore)
 #undef VXSYNTH_DESIGN_INSTANTIATE
 
 FragmentShape fragment_shape(Fragment f) {
@@ -180,12 +200,16 @@ FragmentShape fragment_shape(Fragment f) {
     case Fragment::kM16N16K8: return {16, 16, 8};
     case Fragment::kMmaM16N8K16: return {16, 8, 16};
     case Fragment::kMmaM16N8K8: return {16, 8, 8};
+    // n is the instruction's granularity; the instruction's N is the tile's n (hopper_family.h).
+    case Fragment::kWgmmaK16: return {64, 8, 16};
+    case Fragment::kWgmmaK8: return {64, 8, 8};
     case Fragment::kNone: break;
   }
   return {};
 }
 
 bool is_mma_sync(Fragment f) { return f == Fragment::kMmaM16N8K16 || f == Fragment::kMmaM16N8K8; }
+bool is_wgmma(Fragment f) { return f == Fragment::kWgmmaK16 || f == Fragment::kWgmmaK8; }
 
 bool staged_a(Staging s) { return s == Staging::kA || s == Staging::kAB; }
 bool staged_b(Staging s) { return s == Staging::kB || s == Staging::kAB; }
@@ -193,10 +217,12 @@ bool staged_b(Staging s) { return s == Staging::kB || s == Staging::kAB; }
 namespace {
 constexpr std::array<const char*, kAxisCount> kAxisNames = {
     "shared_staging", "read_once",  "lane_mapping", "tile",    "register_tile", "prefetch",
-    "tensor_core",    "activation", "split_k",      "warps",   "boundary",      "k_range"};
+    "tensor_core",    "activation", "split_k",      "warps",   "boundary",      "k_range",
+    "pipeline_stages", "raster",    "epilogue_store", "cluster"};
 }  // namespace
 
 std::string to_string(Axis a) { return kAxisNames[index_of(a)]; }
+bool is_hopper_axis(Axis a) { return index_of(a) >= kCommonAxisCount; }
 
 bool parse(const std::string& s, Axis& out) {
   for (std::size_t i = 0; i < kAxisCount; ++i) {

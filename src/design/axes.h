@@ -39,13 +39,20 @@ struct RegisterTile {
 // 6. Software prefetching (instead of async copies): kRegisters = the next k-tile is loaded
 //    into registers while the current one is computed; kDoubleBuffer = it is stored into the
 //    second of two shared/local tiles.
-enum class Prefetch { kNone, kRegisters, kDoubleBuffer };
+enum class Prefetch { kNone, kRegisters, kDoubleBuffer, kTma };
+// kTma (Hopper family only, design/hopper_family.h): the operands arrive by bulk tensor copies
+// (TMA, cp.async.bulk.tensor) into a ring of pipeline_stages shared tiles, completion on
+// mbarriers, issued by one producer warpgroup. Vortex has no asynchronous copies: its side is a
+// software-pipelined prefetch into local memory (the method's substitution).
 
 // 7. Tensor-core lowering: the fragment shape (kNone = SIMT FMA): WMMA shapes (k16 for
 //    bf16/fp16, m16n16k8 for tf32) or PTX mma.sync shapes (mma_m16n8k16 for bf16/fp16,
 //    mma_m16n8k8 for tf32).
-enum class Fragment { kNone, kM16N16K16, kM32N8K16, kM8N32K16, kM16N16K8, kMmaM16N8K16, kMmaM16N8K8 };
+//    kWgmmaK16 / kWgmmaK8 (Hopper family only): warpgroup MMA wgmma.mma_async m64nNk16 (bf16,
+//    fp16) / m64nNk8 (tf32), N = tile.n, operands from shared-memory descriptors.
+enum class Fragment { kNone, kM16N16K16, kM32N8K16, kM8N32K16, kM16N16K8, kMmaM16N8K16, kMmaM16N8K8, kWgmmaK16, kWgmmaK8 };
 bool is_mma_sync(Fragment f);
+bool is_wgmma(Fragment f);
 
 // 8. Fused-activation stripping: the GEMM epilogue applies the activation (kFused) or a
 //    separate elementwise pass does (kStripped).
@@ -76,6 +83,23 @@ enum class KRange { kGeneric, kFixed };
 // element: exact for every non-NaN value, and the arithmetic intensity of the vendor kernel).
 enum class Scale { kNone, kAlpha };
 
+// Hopper family only (design/hopper_family.h): four axes of their own.
+// 13. Pipeline stages: the depth of the TMA ring (2..8, bounded by shared memory); 1 elsewhere.
+// (an int in DesignPoint::stages)
+// 14. Raster: which tile index consecutive blocks walk. kNMajor = blockIdx.x walks the N tiles
+//     (consecutive blocks share one A tile), kMMajor = it walks the M tiles (they share one B
+//     tile in L2).
+enum class Raster { kNMajor, kMMajor };
+// 15. Epilogue store: kDirect = each thread stores its accumulators with ordinary stores;
+//     kTma = the warpgroup's tile is staged in shared memory and stored with one bulk tensor copy.
+enum class EpilogueStore { kDirect, kTma };
+// 16. Cluster: thread-block clusters of m x n blocks (m along the M tiles); 1 x 1 = none. Vortex
+//     has no clusters (its side records that).
+struct Cluster {
+  int m = 1, n = 1;
+  bool operator==(const Cluster&) const = default;
+};
+
 // Names as written in design.json and procedural names.
 std::string to_string(Staging v);
 std::string to_string(ReadOnce v);
@@ -86,6 +110,8 @@ std::string to_string(ActivationPlacement v);
 std::string to_string(Boundary v);
 std::string to_string(KRange v);
 std::string to_string(Scale v);
+std::string to_string(Raster v);
+std::string to_string(EpilogueStore v);
 
 // Parsers: false when the name is unknown.
 bool parse(const std::string& s, Staging& out);
@@ -97,6 +123,8 @@ bool parse(const std::string& s, ActivationPlacement& out);
 bool parse(const std::string& s, Boundary& out);
 bool parse(const std::string& s, KRange& out);
 bool parse(const std::string& s, Scale& out);
+bool parse(const std::string& s, Raster& out);
+bool parse(const std::string& s, EpilogueStore& out);
 
 // All values of an enum axis, in domain order (neighbours step along this order).
 template <typename E>
@@ -121,7 +149,8 @@ FragmentShape fragment_shape(Fragment f);
 bool staged_a(Staging s);
 bool staged_b(Staging s);
 
-// The twelve axes, in the order of ARCHITECTURE.md; to_string gives the design.json key.
+// The twelve axes of ARCHITECTURE.md, in its order, then the Hopper family's four (written in
+// design.json only for that family's designs); to_string gives the design.json key.
 enum class Axis {
   kSharedStaging,
   kReadOnce,
@@ -135,15 +164,23 @@ enum class Axis {
   kWarps,
   kBoundary,
   kKRange,
+  kPipelineStages,
+  kRaster,
+  kEpilogueStore,
+  kCluster,
 };
-inline constexpr std::size_t kAxisCount = 12;
+inline constexpr std::size_t kAxisCount = 16;
+// The first kCommonAxisCount axes belong to every GEMM design; the rest to the Hopper family.
+inline constexpr std::size_t kCommonAxisCount = 12;
+bool is_hopper_axis(Axis a);
 
 std::string to_string(Axis a);
 bool parse(const std::string& s, Axis& out);  // false on an unknown name
 const std::vector<Axis>& all_axes();
 inline std::size_t index_of(Axis a) { return static_cast<std::size_t>(a); }
 
-// The axis names (to_string of all_axes()), in the order of ARCHITECTURE.md.
+// The axis names (to_string of all_axes()), in the order of ARCHITECTURE.md, then the Hopper
+// family's.
 const std::vector<std::string>& axis_names();
 
 }  // namespace vxsynth::design

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "design/hopper_family.h"
 #include "design/transform_family.h"
 #include "design/validity.h"
 
@@ -29,7 +30,8 @@ bool same_axes(const DesignPoint& a, const DesignPoint& b) {
          a.tile == b.tile && a.register_tile == b.register_tile && a.prefetch == b.prefetch &&
          a.fragment == b.fragment && a.activation == b.activation && a.split_k == b.split_k &&
          a.warps == b.warps && a.boundary == b.boundary && a.k_range == b.k_range && a.vortex == b.vortex &&
-         a.scale == b.scale;
+         a.scale == b.scale && a.stages == b.stages && a.raster == b.raster && a.epilogue_store == b.epilogue_store &&
+         a.cluster == b.cluster;
 }
 
 namespace {
@@ -38,6 +40,7 @@ char lane_letter(LaneMap l) { return l == LaneMap::kForward ? 'f' : 'r'; }
 
 std::string procedural_name(const DesignPoint& d) {
   if (is_transform(d)) return transform_procedural_name(d);
+  if (is_hopper(d)) return hopper_procedural_name(d);
   std::ostringstream s;
   s << ops::to_string(d.op.kind) << '_' << ops::to_string(d.fixed.precision) << '_' << to_string(d.fixed.engine)
     << "_b" << d.fixed.block_size << "_t" << d.tile.m << 'x' << d.tile.n << 'x' << d.tile.k << "_r"
@@ -81,6 +84,7 @@ int epilogue_tile_ld(const DesignPoint& d) { return d.tile.n + 4; }
 
 std::int64_t cuda_shared_bytes(const DesignPoint& d) {
   if (is_transform(d)) return transform_tile_bytes(d);
+  if (is_hopper(d)) return hopper_shared_bytes(d);
   const std::int64_t buffers = d.prefetch == Prefetch::kDoubleBuffer ? 2 : 1;
   if (d.fragment == Fragment::kNone) {
     std::int64_t per_buffer = 0;
@@ -98,6 +102,7 @@ int vortex_fragment_tile_ld(const DesignPoint& d) { return d.tile.k + 2; }  // w
 
 std::int64_t vortex_local_bytes(const DesignPoint& d) {
   if (is_transform(d)) return transform_tile_bytes(d);
+  if (is_hopper(d)) return vortex_local_bytes(vortex_counterpart(d));
   if (d.fragment == Fragment::kNone) return cuda_shared_bytes(d);
   // Tensor tiles hold 16-bit elements on Vortex (tf32 is computed as fp16 there).
   const std::int64_t buffers = d.prefetch == Prefetch::kDoubleBuffer ? 2 : 1;
@@ -195,6 +200,12 @@ Json design_to_json(const DesignPoint& d) {
   a["boundary"] = to_string(d.boundary);
   a["k_range"] = to_string(d.k_range);
   if (is_transform(d)) a["scale"] = to_string(d.scale);
+  if (is_hopper(d)) {
+    a["pipeline_stages"] = d.stages;
+    a["raster"] = to_string(d.raster);
+    a["epilogue_store"] = to_string(d.epilogue_store);
+    a["cluster"] = pair_json(d.cluster.m, d.cluster.n);
+  }
   j["axes"] = a;
   return j;
 }
@@ -252,8 +263,10 @@ DesignPoint design_from_json(const Json& j, const std::string& file) {
   std::set<std::string> names(axis_names().begin(), axis_names().end());
   names.insert("scale");  // layout transforms only (optional: none when absent)
   reject_unknown(a, names, file, "axes");
-  for (const auto& name : axis_names()) {
-    if (!a.contains(name)) throw InputError(file, "axes." + name, "missing");
+  for (const Axis axis : all_axes()) {
+    // The Hopper family's axes are optional: their defaults when absent (validity then says
+    // whether the design needs them).
+    if (!is_hopper_axis(axis) && !a.contains(to_string(axis))) throw InputError(file, "axes." + to_string(axis), "missing");
   }
   d.staging = get_enum<Staging>(a, "shared_staging", file, "axes");
   d.read_once = get_enum<ReadOnce>(a, "read_once", file, "axes");
@@ -277,6 +290,14 @@ DesignPoint design_from_json(const Json& j, const std::string& file) {
   d.boundary = get_enum<Boundary>(a, "boundary", file, "axes");
   d.k_range = get_enum<KRange>(a, "k_range", file, "axes");
   if (a.contains("scale")) d.scale = get_enum<Scale>(a, "scale", file, "axes");
+  if (a.contains("pipeline_stages")) d.stages = get_int(a, "pipeline_stages", file, "axes");
+  if (a.contains("raster")) d.raster = get_enum<Raster>(a, "raster", file, "axes");
+  if (a.contains("epilogue_store")) d.epilogue_store = get_enum<EpilogueStore>(a, "epilogue_store", file, "axes");
+  if (a.contains("cluster")) {
+    const Json& c = a.at("cluster");
+    reject_unknown(c, {"m", "n"}, file, "axes.cluster");
+    d.cluster = {get_int(c, "m", file, "axes.cluster"), get_int(c, "n", file, "axes.cluster")};
+  }
   return d;
 }
 

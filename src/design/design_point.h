@@ -79,6 +79,12 @@ struct DesignPoint {
 
   // Layout-transform family only (design/transform_family.h); kNone for every other family.
   Scale scale = Scale::kNone;
+
+  // Hopper family only (design/hopper_family.h); these defaults for every other family.
+  int stages = 1;
+  Raster raster = Raster::kNMajor;
+  EpilogueStore epilogue_store = EpilogueStore::kDirect;
+  Cluster cluster;
 };
 
 bool same_axes(const DesignPoint& a, const DesignPoint& b);

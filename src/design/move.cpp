@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "design/hopper_family.h"
 #include "design/validity.h"
 
 namespace vxsynth::design {
@@ -35,6 +36,7 @@ std::string to_value(const Move& m) {
 int& dim_of(DesignPoint& d, Axis axis, char which) {
   if (axis == Axis::kTile) return which == 'm' ? d.tile.m : which == 'n' ? d.tile.n : d.tile.k;
   if (axis == Axis::kRegisterTile) return which == 'm' ? d.register_tile.m : d.register_tile.n;
+  if (axis == Axis::kCluster) return which == 'm' ? d.cluster.m : d.cluster.n;
   return which == 'm' ? d.warps.m : d.warps.n;
 }
 
@@ -100,6 +102,12 @@ void apply_step(DesignPoint& d, const Move& m) {
       return;
     }
     case Axis::kTile: {
+      if (is_hopper(d)) {
+        // m follows the consumer warpgroups and k is one 128-byte row: only the wgmma N moves.
+        const auto [dim, up] = parse_dim_step(m, "n");
+        double_or_halve(d.tile.n, up, "tile.n");
+        return;
+      }
       const auto [dim, up] = parse_dim_step(m, "mnk");
       if (dim == 'k') {
         double_or_halve(d.tile.k, up, "tile.k");
@@ -168,6 +176,22 @@ void apply_step(DesignPoint& d, const Move& m) {
     }
     case Axis::kBoundary: d.boundary = parse_enum_value<Boundary>(to_value(m), "boundary"); return;
     case Axis::kKRange: d.k_range = parse_enum_value<KRange>(to_value(m), "k_range"); return;
+    case Axis::kPipelineStages: {
+      if (m.direction != "up" && m.direction != "down") {
+        throw MoveRejected{"expected a direction up or down for pipeline_stages, got \"" + m.direction + "\""};
+      }
+      d.stages += m.direction == "up" ? 1 : -1;
+      return;
+    }
+    case Axis::kRaster: d.raster = parse_enum_value<Raster>(to_value(m), "raster"); return;
+    case Axis::kEpilogueStore:
+      d.epilogue_store = parse_enum_value<EpilogueStore>(to_value(m), "epilogue_store");
+      return;
+    case Axis::kCluster: {
+      const auto [dim, up] = parse_dim_step(m, "mn");
+      double_or_halve(dim_of(d, Axis::kCluster, dim), up, std::string("cluster.") + dim);
+      return;
+    }
   }
 }
 
@@ -202,7 +226,8 @@ void apply_set(DesignPoint& d, const Move& m) {
       break;
     }
     case Axis::kRegisterTile:
-    case Axis::kWarps: {
+    case Axis::kWarps:
+    case Axis::kCluster: {
       const auto v = parse_dims(m.value, 2, key);
       axes[key] = {{"m", v[0]}, {"n", v[1]}};
       break;
@@ -217,12 +242,13 @@ void apply_set(DesignPoint& d, const Move& m) {
       break;
     }
     case Axis::kSplitK:
+    case Axis::kPipelineStages:
       try {
         std::size_t used = 0;
         axes[key] = std::stoi(m.value, &used);
         if (used != m.value.size()) throw std::invalid_argument("trailing");
       } catch (const std::exception&) {
-        throw MoveRejected{"expected an integer for split_k, got \"" + m.value + "\""};
+        throw MoveRejected{"expected an integer for " + key + ", got \"" + m.value + "\""};
       }
       break;
     default: axes[key] = m.value; break;
@@ -326,6 +352,17 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
       if (v != current) add(axis, "to:" + to_string(v));
     }
   };
+  if (is_hopper(d)) {
+    // The Hopper family fixes the other axes (design/hopper_family.h).
+    add(Axis::kTile, "n:up");
+    add(Axis::kTile, "n:down");
+    add(Axis::kPipelineStages, "up");
+    add(Axis::kPipelineStages, "down");
+    enum_steps(Axis::kRaster, d.raster);
+    enum_steps(Axis::kEpilogueStore, d.epilogue_store);
+    for (const char* s : {"m:up", "m:down", "n:up", "n:down"}) add(Axis::kCluster, s);
+    return out;
+  }
   const bool tensor = is_tensor(d);
   enum_steps(Axis::kSharedStaging, d.staging);
   enum_steps(Axis::kReadOnce, d.read_once);
@@ -342,10 +379,13 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
   } else {
     for (const char* s : {"m:up", "m:down", "n:up", "n:down"}) add(Axis::kRegisterTile, s);
   }
-  enum_steps(Axis::kPrefetch, d.prefetch);
+  // TMA and wgmma belong to the Hopper family, which a design enters by its seed.
+  for (Prefetch v : all_values<Prefetch>()) {
+    if (v != d.prefetch && v != Prefetch::kTma) add(Axis::kPrefetch, "to:" + to_string(v));
+  }
   if (tensor) {
     for (Fragment v : all_values<Fragment>()) {
-      if (v != d.fragment && v != Fragment::kNone) add(Axis::kTensorCore, "to:" + to_string(v));
+      if (v != d.fragment && v != Fragment::kNone && !is_wgmma(v)) add(Axis::kTensorCore, "to:" + to_string(v));
     }
   }
   enum_steps(Axis::kActivation, d.activation);

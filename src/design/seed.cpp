@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "design/hopper_family.h"
 #include "design/transform_family.h"
 #include "design/validity.h"
 #include "signature/kernel_name.h"
@@ -430,7 +431,19 @@ DesignPoint seed_from_reference(const std::string& path, bool served_op) {
   // The benchmark is named by its folder (suite/vx-robotics/<platform>/<benchmark>/reference.json).
   std::string name = std::filesystem::path(path).parent_path().filename().string();
   if (name.empty()) name = op.name;
-  return seed_design(op, engine, block, name, path, confirmed_name_properties(ref, path));
+  // An sm90 tensor-core kernel (TMA + warpgroup MMA) seeds the Hopper family when it can
+  // implement the op; otherwise the GEMM family, with the reason recorded.
+  std::string kernel_name;
+  if (ref.contains("kernel") && ref.at("kernel").is_object() && ref.at("kernel").contains("name") &&
+      ref.at("kernel").at("name").is_string())
+    kernel_name = ref.at("kernel").at("name").get<std::string>();
+  std::string why_not;
+  if (engine == EngineClass::kTensorCore && hopper_kernel_name(kernel_name) && !op.is_transform()) {
+    if (auto h = seed_hopper(op, block, name, kernel_name, &why_not)) return *h;
+  }
+  DesignPoint d = seed_design(op, engine, block, name, path, confirmed_name_properties(ref, path));
+  if (!why_not.empty()) d.from_kernel_name.push_back({"family", "hopper", false, "sm90 kernel; the Hopper family cannot implement it: " + why_not});
+  return d;
 }
 
 }  // namespace vxsynth::design

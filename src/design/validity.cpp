@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "design/hopper_family.h"
 #include "design/transform_family.h"
 
 namespace vxsynth::design {
@@ -40,6 +41,18 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
   if (f.block_size <= 0 || f.block_size % kCudaWarpSize != 0 || f.block_size > kCudaMaxBlock) {
     fail("block-size", cat("block size ", f.block_size, " is not a multiple of 32 in 32..1024"));
     return;  // everything below divides by it
+  }
+  if (is_hopper(d)) {
+    // TMA + wgmma designs have rules of their own (design/hopper_family.cpp); their Vortex
+    // counterpart is checked against every rule below.
+    check_hopper(d, out);
+    return;
+  }
+  if (d.stages != 1 || d.raster != Raster::kNMajor || d.epilogue_store != EpilogueStore::kDirect || !(d.cluster == Cluster{})) {
+    fail("hopper-axes", cat("pipeline_stages ", d.stages, ", raster ", to_string(d.raster), ", epilogue_store ",
+                            to_string(d.epilogue_store), ", cluster ", d.cluster.m, "x", d.cluster.n,
+                            " belong to the Hopper family (wgmma + tma): outside it they are 1, n_major, direct, 1x1"));
+    return;
   }
   if (is_transform(d)) {
     // The data-movement family has rules of its own (design/transform_family.cpp).
@@ -265,6 +278,7 @@ const std::vector<std::pair<std::string, std::string>>& rule_descriptions() {
   };
   rules = built_in;
   for (const auto& r : transform_rule_descriptions()) rules.push_back(r);
+  for (const auto& r : hopper_rule_descriptions()) rules.push_back(r);
   for (const auto& rule : added_rules()) rules.emplace_back(rule.id, rule.description);
   return rules;
 }

@@ -104,7 +104,9 @@ std::vector<Proposal> ExternalGenerator::propose(const ChainState& chain, int wi
     for (const auto& r : chain.records) history.push_back(r.to_json());
     Json axes = Json::object();
     const Json design_json = design::design_to_json(chain.current);
-    for (const auto& a : design::axis_names()) axes[a] = design_json["axes"][a];
+    for (const auto& a : design::axis_names()) {
+      if (design_json["axes"].contains(a)) axes[a] = design_json["axes"][a];  // Hopper axes only on Hopper designs
+    }
     Json b{{"schema", schema_id(kBundleKind, 1)},
            {"chain", chain.name},
            {"revision", revision},

@@ -131,6 +131,10 @@ std::string same_operator_reason(const std::vector<Move>& moves, const design::D
       {Axis::kWarps, "the block's warps are arranged differently over the same tile; the block size is kept"},
       {Axis::kBoundary, "edges are handled by padding or a uniform branch instead of predicates; out-of-range elements still contribute nothing"},
       {Axis::kKRange, "K becomes a compile-time constant equal to the op's K"},
+      {Axis::kPipelineStages, "the copy engine runs more or fewer k-tiles ahead; the same tiles are multiplied in the same order"},
+      {Axis::kRaster, "consecutive blocks walk the other tile index; every block still computes its own tile"},
+      {Axis::kEpilogueStore, "the finished tile leaves through shared memory and one bulk copy instead of per-thread stores; the values are the same"},
+      {Axis::kCluster, "blocks are launched in clusters (no data is shared between them); each block computes the same tile"},
   };
   std::string s;
   for (const auto& m : moves) s += (s.empty() ? "" : "; ") + design::to_string(m.axis) + ": " + why.at(m.axis);

@@ -1,0 +1,418 @@
+#include "codegen/hopper_emitter.h"
+
+#include <sstream>
+
+#include "codegen/cuda_abi.h"
+#include "design/hopper_family.h"
+#include "design/validity.h"
+
+namespace vxsynth::codegen {
+
+using design::DesignPoint;
+
+namespace {
+
+// The wgmma of one k-step: m64 x N x k, accumulators d[0 .. N/2), operands from shared-memory
+// descriptors; for bf16/fp16 the immediates are scale-d, scale-a, scale-b, transpose-a, transpose-b
+// (both K-major: 0), for tf32 only the three scales.
+std::string wgmma_function(int n, const std::string& ab, int k) {
+  const int regs = n / 2;
+  std::ostringstream s;
+  s << "// One wgmma.mma_async m64n" << n << "k" << k << " (" << ab << "): accumulators d[0.." << regs
+    << "), A and B from shared-memory descriptors.\n";
+  s << "__device__ __forceinline__ void wgmma_tile(float* d, unsigned long long da, unsigned long long db) {\n";
+  s << "  asm volatile(\"wgmma.mma_async.sync.aligned.m64n" << n << "k" << k << ".f32." << ab << "." << ab << " {";
+  for (int i = 0; i < regs; ++i) s << (i ? "," : "") << "%" << i;
+  s << "}, %" << regs << ", %" << regs + 1 << ", " << (ab == "tf32" ? "1, 1, 1" : "1, 1, 1, 0, 0") << ";\\n\"\n               : ";
+  for (int i = 0; i < regs; ++i) s << (i ? ", " : "") << "\"+f\"(d[" << i << "])";
+  s << "\n               : \"l\"(da), \"l\"(db));\n}\n\n";
+  return s.str();
+}
+
+const char* abi_op(ops::OpKind k) {
+  switch (k) {
+    case ops::OpKind::matmul: return "VXSYNTH_OP_MATMUL";
+    case ops::OpKind::conv1d: return "VXSYNTH_OP_CONV1D";
+    case ops::OpKind::conv2d: return "VXSYNTH_OP_CONV2D";
+    default: return "VXSYNTH_OP_LINEAR";
+  }
+}
+
+// The fixed body: everything below reads the constants of the prelude.
+constexpr const char* kBody = R"cu(
+struct Params {
+  long long M, N, K, batch;
+  long long a_stride, b_stride;  // batch strides in elements (0: broadcast)
+  long long a_elems, b_elems;    // elements of the A and B tensors (the tf32 rounding copies)
+  // convolution (channels first, groups 1): implicit GEMM over an im2col copy of the input
+  long long n_img, c_in, h, w, k_out, r, s, p, q, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
+};
+
+struct __align__(1024) Ring {
+  elem_t a[kStages][kBM * kBK];
+  elem_t b[kStages][kBN * kBK];
+  unsigned long long full[kStages];
+  unsigned long long empty[kStages];
+};
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ void bar_init(unsigned long long* b, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(b)), "r"(count));
+}
+__device__ __forceinline__ void bar_expect(unsigned long long* b, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(b)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void bar_arrive(unsigned long long* b) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(b)) : "memory");
+}
+__device__ __forceinline__ void bar_wait(unsigned long long* b, int parity) {
+  asm volatile("{\n.reg .pred p;\nWAIT_%=:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra WAIT_%=;\n}\n"
+               ::"r"(smem_addr(b)), "r"(parity) : "memory");
+}
+__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, unsigned long long* bar, int k, int row, int z) {
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];"
+               ::"r"(smem_addr(dst)), "l"(map), "r"(smem_addr(bar)), "r"(k), "r"(row), "r"(z) : "memory");
+}
+// K-major tile of 128-byte rows with the 128-byte swizzle: 8-row groups 1024 bytes apart.
+__device__ __forceinline__ unsigned long long tile_desc(const void* p) {
+  const unsigned long long addr = smem_addr(p);
+  return ((addr & 0x3FFFF) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
+}
+__global__ void __launch_bounds__(kThreads, 1)
+gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+     const __grid_constant__ CUtensorMap map_out, const Params p,
+     const elem_t* __restrict__ bias, elem_t* __restrict__ out) {
+  extern __shared__ unsigned char raw[];
+  Ring& s = *reinterpret_cast<Ring*>((reinterpret_cast<size_t>(raw) + 1023) & ~size_t(1023));
+  const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
+  // kRasterM: blockIdx.x walks the M tiles, so consecutive blocks share one B tile in L2
+  const int m0 = (kRasterM ? blockIdx.x : blockIdx.y) * kBM, n0 = (kRasterM ? blockIdx.y : blockIdx.x) * kBN;
+  const int z = blockIdx.z;
+  if (m0 >= p.M || n0 >= p.N) return;  // a block the cluster shape added beyond the tiles
+  const int ktiles = static_cast<int>((p.K + kBK - 1) / kBK);
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < kStages; ++i) {
+      bar_init(&s.full[i], 1);
+      bar_init(&s.empty[i], kConsumers);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  if (wg == 0) {  // producer: one thread keeps the ring full
+    if (t == 0) {
+      const int za = p.a_stride == 0 ? 0 : z, zb = p.b_stride == 0 ? 0 : z;
+      for (int kt = 0; kt < ktiles; ++kt) {
+        const int st = kt % kStages;
+        if (kt >= kStages) bar_wait(&s.empty[st], ((kt / kStages) - 1) & 1);
+        bar_expect(&s.full[st], (kBM + kBN) * kBK * sizeof(elem_t));
+        tma_load(s.a[st], &map_a, &s.full[st], kt * kBK, m0, za);
+        tma_load(s.b[st], &map_b, &s.full[st], kt * kBK, n0, zb);
+      }
+    }
+    return;
+  }
+  const int c = wg - 1;
+  float acc[kBN / 2];
+#pragma unroll
+  for (int i = 0; i < kBN / 2; ++i) acc[i] = 0.f;
+  for (int kt = 0; kt < ktiles; ++kt) {
+    const int st = kt % kStages;
+    bar_wait(&s.full[st], (kt / kStages) & 1);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < kBK / kKStep; ++kk) {  // each k-step is 32 bytes of a 128-byte row
+      wgmma_tile(acc, tile_desc(&s.a[st][c * 64 * kBK]) + 2 * kk, tile_desc(&s.b[st][0]) + 2 * kk);
+    }
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    // one group stays in flight; the stage the previous group read is free once it completed
+    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+    if (t == 0 && kt > 0) bar_arrive(&s.empty[(kt - 1) % kStages]);
+  }
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  const int warp = t / 32, lane = t % 32;
+  if constexpr (kStoreTma) {
+    // every consumer is past the mainloop before the ring is reused (named barrier 1, consumers only)
+    asm volatile("bar.sync 1, %0;" ::"n"(128 * kConsumers) : "memory");
+    elem_t* tile = reinterpret_cast<elem_t*>(&s.a[0][0]) + c * 64 * kBN;
+#pragma unroll
+    for (int j = 0; j < kBN / 8; ++j) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = warp * 16 + lane / 4 + 8 * h;
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int col = 8 * j + 2 * (lane % 4) + e;
+          float v = acc[4 * j + 2 * h + e];
+          if (kHasBias) v += n0 + col < p.N ? to_float(bias[n0 + col]) : 0.f;
+          tile[row * kBN + col] = from_float(v);
+        }
+      }
+    }
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // ordinary stores -> the copy engine
+    asm volatile("bar.sync %0, 128;" ::"r"(2 + c) : "memory");
+    if (t == 0) {
+      asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];"
+                   ::"l"(&map_out), "r"(smem_addr(tile)), "r"(n0), "r"(m0 + c * 64), "r"(z) : "memory");
+      asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+      asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    }
+    return;
+  }
+  // Direct epilogue: accumulator (warp w, lane l): acc[4j + 2h + e] -> row 16w + l/4 + 8h, col 8j + 2(l%4) + e.
+#pragma unroll
+  for (int j = 0; j < kBN / 8; ++j) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const long long row = m0 + c * 64 + warp * 16 + lane / 4 + 8 * h;
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const long long col = n0 + 8 * j + 2 * (lane % 4) + e;
+        if (row >= p.M || col >= p.N) continue;
+        float v = acc[4 * j + 2 * h + e];
+        if (kHasBias) v += to_float(bias[col]);
+        if (kIsConv) {  // row = (image, position), col = output channel
+          const long long img = row / (p.p * p.q), pos = row % (p.p * p.q);
+          out[(img * p.k_out + col) * p.p * p.q + pos] = from_float(v);
+        } else {
+          out[(static_cast<long long>(z) * p.M + row) * p.N + col] = from_float(v);
+        }
+      }
+    }
+  }
+}
+
+// im2col of a channels-first input into a dense [M][K] operand: m = (image, y, x), k = (c, r, s).
+__global__ void im2col(const Params p, const elem_t* __restrict__ in, elem_t* __restrict__ cols) {
+  const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= p.M * p.K) return;
+  const long long m = idx / p.K, k = idx % p.K;
+  const long long img = m / (p.p * p.q), y = (m / p.q) % p.p, x = m % p.q;
+  const long long ch = k / (p.r * p.s), r = (k / p.s) % p.r, sx = k % p.s;
+  const long long iy = y * p.stride_h - p.pad_h + r * p.dil_h, ix = x * p.stride_w - p.pad_w + sx * p.dil_w;
+  const bool inside = iy >= 0 && iy < p.h && ix >= 0 && ix < p.w;
+  cols[idx] = inside ? operand(in[((img * p.c_in + ch) * p.h + iy) * p.w + ix]) : from_float(0.f);
+}
+
+// The tf32 operands rounded to nearest into the workspace (kRoundTf32 only).
+__global__ void round_copy(const elem_t* __restrict__ in, elem_t* __restrict__ copy, long long n) {
+  const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx < n) copy[idx] = operand(in[idx]);
+}
+
+// Tensor maps come from the driver's cuTensorMapEncodeTiled, reached through the runtime.
+PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+  if (fn == nullptr) {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) == cudaSuccess &&
+        q == cudaDriverEntryPointSuccess)
+      fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+  }
+  return fn;
+}
+
+// [batch][rows][K] K-contiguous operand, boxes of kBK x box_rows (one z), 128-byte swizzle.
+bool make_map(CUtensorMap* map, const void* base, long long rows, long long K, long long batch, long long stride,
+              int box_rows) {
+  auto encode = encode_tiled();
+  if (encode == nullptr) return false;
+  const long long zs = stride == 0 ? rows * K : stride;
+  if ((K * sizeof(elem_t)) % 16 != 0 || (zs * sizeof(elem_t)) % 16 != 0) return false;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(K), static_cast<cuuint64_t>(rows),
+                              static_cast<cuuint64_t>(stride == 0 ? 1 : batch)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(K * sizeof(elem_t)), static_cast<cuuint64_t>(zs * sizeof(elem_t))};
+  const cuuint32_t box[3] = {static_cast<cuuint32_t>(kBK), static_cast<cuuint32_t>(box_rows), 1};
+  const cuuint32_t unit[3] = {1, 1, 1};
+  return encode(map, kMapType, 3, const_cast<void*>(base), dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// The output [batch][M][N] (N contiguous), stored in 64-row x kBN boxes without swizzle.
+bool make_out_map(CUtensorMap* map, void* base, const Params& p) {
+  auto encode = encode_tiled();
+  if (encode == nullptr || (p.N * sizeof(elem_t)) % 16 != 0) return false;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(p.N), static_cast<cuuint64_t>(p.M), static_cast<cuuint64_t>(p.batch)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(p.N * sizeof(elem_t)),
+                                 static_cast<cuuint64_t>(p.M * p.N * sizeof(elem_t))};
+  const cuuint32_t box[3] = {static_cast<cuuint32_t>(kBN), 64, 1};
+  const cuuint32_t unit[3] = {1, 1, 1};
+  return encode(map, kMapType, 3, base, dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+bool make_params(const vxsynth_problem* pr, Params* p) {
+  if (pr == nullptr || pr->abi_version != VXSYNTH_CANDIDATE_ABI_VERSION) return false;
+  if (pr->op_kind != kOpKind || pr->dtype != kDType || pr->precision != kPrecision) return false;
+  if (pr->has_bias != (kHasBias ? 1 : 0) || pr->activation != VXSYNTH_ACT_NONE) return false;
+  *p = Params{};
+  if (kIsConv) {
+    if (pr->layout != VXSYNTH_LAYOUT_CHANNELS_FIRST || pr->groups != 1) return false;
+    p->n_img = pr->n_img; p->c_in = pr->c_in; p->h = pr->h; p->w = pr->w; p->k_out = pr->k_out;
+    p->r = pr->r; p->s = pr->s; p->p = pr->p; p->q = pr->q; p->stride_h = pr->stride_h; p->stride_w = pr->stride_w;
+    p->pad_h = pr->pad_h; p->pad_w = pr->pad_w; p->dil_h = pr->dilation_h; p->dil_w = pr->dilation_w;
+    p->M = pr->n_img * pr->p * pr->q; p->N = pr->k_out; p->K = pr->c_in * pr->r * pr->s; p->batch = 1;
+    p->a_elems = p->M * p->K;  // the im2col copy
+    p->b_elems = p->N * p->K;
+  } else {
+    // both operands K-major: A(z, m, k) = a[.. + m*K + k], B(z, k, n) = b[.. + n*K + k]
+    if (pr->op_kind == VXSYNTH_OP_MATMUL && (pr->transpose_a != 0 || pr->transpose_b != 1 || pr->batch_rank > 1))
+      return false;
+    p->M = pr->m; p->N = pr->n; p->K = pr->k; p->batch = pr->batch_count;
+    p->a_stride = pr->batch_rank == 1 ? pr->a_batch_stride[0] : 0;
+    p->b_stride = pr->batch_rank == 1 ? pr->b_batch_stride[0] : 0;
+    p->a_elems = (p->a_stride == 0 ? 1 : p->batch) * p->M * p->K;
+    p->b_elems = (p->b_stride == 0 ? 1 : p->batch) * p->N * p->K;
+  }
+  if (kK > 0 && p->K != kK) return false;
+  return p->M > 0 && p->N > 0 && p->K > 0 && p->batch > 0 && p->batch <= 65535;
+}
+
+// Workspace: the im2col copy (a convolution) or A's rounded copy (tf32), then B's rounded copy (tf32).
+struct Workspace {
+  size_t a = 0, b = 0, total = 0;
+};
+Workspace workspace_layout(const Params& p) {
+  Workspace w;
+  auto take = [&w](size_t bytes) {
+    const size_t at = w.total;
+    w.total += (bytes + 255) / 256 * 256;
+    return at;
+  };
+  if (kIsConv || kRoundTf32) w.a = take(static_cast<size_t>(p.a_elems) * sizeof(elem_t));
+  if (kRoundTf32) w.b = take(static_cast<size_t>(p.b_elems) * sizeof(elem_t));
+  return w;
+}
+
+constexpr size_t kSharedBytes = sizeof(Ring) + 1024;
+
+}  // namespace
+
+extern "C" size_t vxsynth_candidate_workspace_bytes(const vxsynth_problem* problem) {
+  Params p;
+  if (!make_params(problem, &p)) return 0;
+  return workspace_layout(p).total;
+}
+
+extern "C" int vxsynth_candidate_launch(const vxsynth_problem* problem, const vxsynth_buffers* buffers,
+                                        cudaStream_t stream) {
+  Params p;
+  if (!make_params(problem, &p)) return VXSYNTH_LAUNCH_UNSUPPORTED;
+  const Workspace w = workspace_layout(p);
+  if (w.total > 0 && (buffers->workspace == nullptr || buffers->workspace_bytes < w.total)) return 2;
+  unsigned char* scratch = static_cast<unsigned char*>(buffers->workspace);
+  const void* a = buffers->a;
+  const void* b = buffers->b;
+  if (kIsConv) {
+    elem_t* cols = reinterpret_cast<elem_t*>(scratch + w.a);
+    im2col<<<static_cast<unsigned>((p.a_elems + 255) / 256), 256, 0, stream>>>(p, static_cast<const elem_t*>(buffers->a), cols);
+    a = cols;
+  } else if (kRoundTf32) {
+    elem_t* copy = reinterpret_cast<elem_t*>(scratch + w.a);
+    round_copy<<<static_cast<unsigned>((p.a_elems + 255) / 256), 256, 0, stream>>>(static_cast<const elem_t*>(buffers->a), copy, p.a_elems);
+    a = copy;
+  }
+  if (kRoundTf32) {
+    elem_t* copy = reinterpret_cast<elem_t*>(scratch + w.b);
+    round_copy<<<static_cast<unsigned>((p.b_elems + 255) / 256), 256, 0, stream>>>(static_cast<const elem_t*>(buffers->b), copy, p.b_elems);
+    b = copy;
+  }
+  CUtensorMap map_a, map_b;
+  if (!make_map(&map_a, a, p.M, p.K, p.batch, p.a_stride, kBM) || !make_map(&map_b, b, p.N, p.K, p.batch, p.b_stride, kBN))
+    return VXSYNTH_LAUNCH_UNSUPPORTED;
+  if (cudaFuncSetAttribute(gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSharedBytes)) != cudaSuccess)
+    return 3;
+  CUtensorMap map_out{};
+  if (kStoreTma && !make_out_map(&map_out, buffers->out, p)) return VXSYNTH_LAUNCH_UNSUPPORTED;
+  // The grid walks (x, y) = (N tiles, M tiles), or (M tiles, N tiles) with kRasterM, rounded up to
+  // whole clusters (the extra blocks return at once).
+  const unsigned tiles_n = static_cast<unsigned>((p.N + kBN - 1) / kBN), tiles_m = static_cast<unsigned>((p.M + kBM - 1) / kBM);
+  const unsigned cx = kRasterM ? kClusterM : kClusterN, cy = kRasterM ? kClusterN : kClusterM;
+  const unsigned gx = ((kRasterM ? tiles_m : tiles_n) + cx - 1) / cx * cx, gy = ((kRasterM ? tiles_n : tiles_m) + cy - 1) / cy * cy;
+  if (gy > 65535u) return VXSYNTH_LAUNCH_UNSUPPORTED;
+  const dim3 grid(gx, gy, static_cast<unsigned>(p.batch));
+  const elem_t* bias = static_cast<const elem_t*>(buffers->bias);
+  elem_t* out = static_cast<elem_t*>(buffers->out);
+  if (cx * cy > 1) {
+    cudaLaunchConfig_t config = {};
+    config.gridDim = grid;
+    config.blockDim = dim3(kThreads);
+    config.dynamicSmemBytes = kSharedBytes;
+    config.stream = stream;
+    cudaLaunchAttribute cluster[1];
+    cluster[0].id = cudaLaunchAttributeClusterDimension;
+    cluster[0].val.clusterDim.x = cx;
+    cluster[0].val.clusterDim.y = cy;
+    cluster[0].val.clusterDim.z = 1;
+    config.attrs = cluster;
+    config.numAttrs = 1;
+    if (cudaLaunchKernelEx(&config, gemm, map_a, map_b, map_out, p, bias, out) != cudaSuccess) return 4;
+  } else {
+    gemm<<<grid, kThreads, kSharedBytes, stream>>>(map_a, map_b, map_out, p, bias, out);
+  }
+  return cudaGetLastError() == cudaSuccess ? VXSYNTH_LAUNCH_OK : 4;
+}
+)cu";
+
+}  // namespace
+
+std::string emit_hopper_cuda(const DesignPoint& d) {
+  design::require_valid(d, "design " + design::procedural_name(d));
+  const ops::PrecisionPath prec = d.fixed.precision;
+  const bool tf32 = prec == ops::PrecisionPath::tf32;
+  const bool conv = d.op.kind == ops::OpKind::conv1d || d.op.kind == ops::OpKind::conv2d;
+  const ops::DType dtype = ops::storage_dtype(prec);
+  const ops::GemmView v = d.op.gemm_view();
+  std::ostringstream s;
+  s << "// vxsynth-target: sm_90a\n";
+  s << "// Generated by `vxsynth gen` from design\n//   " << design::procedural_name(d) << "\n";
+  s << "// Do not edit: change the design (design.json) and regenerate.\n//\n";
+  s << "// Serves reference: " << (d.reference.empty() ? std::string("(none: a seed from op parameters)") : d.reference) << "\n";
+  s << "// Op: " << ops::to_string(d.op.kind) << " \"" << d.op.name << "\", precision " << ops::to_string(prec)
+    << ", GEMM view batch " << v.batch << " x M " << v.m << " x N " << v.n << " x K " << v.k
+    << (d.op.has_bias() ? ", bias" : "") << "\n";
+  s << "// Hopper family (docs/design-space.md): 1 producer + " << design::hopper_consumers(d)
+    << " consumer warpgroups (block " << d.fixed.block_size << "), tile " << d.tile.m << "x" << d.tile.n << "x" << d.tile.k
+    << ", " << d.stages << " TMA stages, raster " << design::to_string(d.raster) << ", epilogue store "
+    << design::to_string(d.epilogue_store) << ", cluster " << d.cluster.m << "x" << d.cluster.n << ", "
+    << design::to_string(d.fragment) << (conv ? "; convolution as im2col + GEMM" : "")
+    << (tf32 ? "; tf32 operands rounded to nearest before the copies" : "") << ".\n";
+  s << "#include <cuda.h>\n#include <cudaTypedefs.h>\n#include <cuda_runtime.h>\n";
+  if (dtype == ops::DType::bf16) s << "#include <cuda_bf16.h>\n";
+  if (dtype == ops::DType::f16) s << "#include <cuda_fp16.h>\n";
+  s << "\n#include \"vxsynth_candidate.h\"\n\nnamespace {\n\n";
+  const char* elem = dtype == ops::DType::bf16 ? "__nv_bfloat16" : dtype == ops::DType::f16 ? "__half" : "float";
+  s << "using elem_t = " << elem << ";\n";
+  s << "constexpr int kConsumers = " << design::hopper_consumers(d) << ", kBM = " << d.tile.m << ", kBN = " << d.tile.n
+    << ", kBK = " << d.tile.k << ", kKStep = " << design::fragment_shape(d.fragment).k << ", kStages = " << d.stages
+    << ", kThreads = " << d.fixed.block_size << ";\n";
+  s << "constexpr int kClusterM = " << d.cluster.m << ", kClusterN = " << d.cluster.n << ";\n";
+  s << "constexpr long long kK = 0;  // K read at run time\n";
+  s << "constexpr bool kIsConv = " << (conv ? "true" : "false") << ", kHasBias = " << (d.op.has_bias() ? "true" : "false")
+    << ", kRoundTf32 = " << (tf32 ? "true" : "false") << ";\n";
+  s << "constexpr bool kRasterM = " << (d.raster == design::Raster::kMMajor ? "true" : "false")
+    << ", kStoreTma = " << (d.epilogue_store == design::EpilogueStore::kTma ? "true" : "false") << ";\n";
+  s << "constexpr int kOpKind = " << abi_op(d.op.kind) << ", kDType = " << abi_dtype(dtype)
+    << ", kPrecision = " << abi_precision(prec) << ";\n";
+  s << "constexpr CUtensorMapDataType kMapType = CU_TENSOR_MAP_DATA_TYPE_"
+    << (dtype == ops::DType::bf16 ? "BFLOAT16" : dtype == ops::DType::f16 ? "FLOAT16" : "FLOAT32") << ";\n";
+  const char* to_f = dtype == ops::DType::bf16 ? "__bfloat162float(v)" : dtype == ops::DType::f16 ? "__half2float(v)" : "v";
+  const char* from_f = dtype == ops::DType::bf16 ? "__float2bfloat16(v)" : dtype == ops::DType::f16 ? "__float2half(v)" : "v";
+  s << "__device__ __forceinline__ float to_float(elem_t v) { return " << to_f << "; }\n";
+  s << "__device__ __forceinline__ elem_t from_float(float v) { return " << from_f << "; }\n";
+  if (tf32) {
+    s << "// wgmma reads an fp32 operand as tf32 by dropping its low 13 bits; the vendor's tf32 path (and\n"
+         "// the check's error model) rounds to nearest, so the operands are rounded before they are copied.\n"
+         "__device__ __forceinline__ elem_t operand(elem_t v) {\n  unsigned r;\n"
+         "  asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(r) : \"f\"(v));\n  return __uint_as_float(r);\n}\n\n";
+  } else {
+    s << "__device__ __forceinline__ elem_t operand(elem_t v) { return v; }\n\n";
+  }
+  s << wgmma_function(d.tile.n, dtype == ops::DType::bf16 ? "bf16" : dtype == ops::DType::f16 ? "f16" : "tf32",
+                      design::fragment_shape(d.fragment).k);
+  s << kBody;
+  return s.str();
+}
+
+}  // namespace vxsynth::codegen

@@ -1,0 +1,314 @@
+#include "design/hopper_family.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <optional>
+#include <regex>
+#include <sstream>
+
+namespace vxsynth::design {
+namespace {
+
+template <typename... Parts>
+std::string cat(const Parts&... parts) {
+  std::ostringstream s;
+  (s << ... << parts);
+  return s.str();
+}
+
+int element_bytes(ops::PrecisionPath p) { return p == ops::PrecisionPath::tf32 || p == ops::PrecisionPath::fp32 ? 4 : 2; }
+
+int next_pow2(std::int64_t v) {
+  int p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+bool cluster_dim_ok(int v) { return v == 1 || v == 2 || v == 4; }
+
+}  // namespace
+
+bool is_hopper(const DesignPoint& d) { return is_wgmma(d.fragment) || d.prefetch == Prefetch::kTma; }
+
+int hopper_consumers(const DesignPoint& d) { return d.fixed.block_size / kWarpgroupThreads - 1; }
+
+int hopper_tile_k(ops::PrecisionPath precision) { return 128 / element_bytes(precision); }
+
+Fragment hopper_fragment(ops::PrecisionPath precision) {
+  return precision == ops::PrecisionPath::tf32 ? Fragment::kWgmmaK8 : Fragment::kWgmmaK16;
+}
+
+std::int64_t hopper_shared_bytes(const DesignPoint& d) {
+  const std::int64_t e = element_bytes(d.fixed.precision);
+  const std::int64_t ring = std::int64_t(d.stages) * (std::int64_t(d.tile.m) + d.tile.n) * d.tile.k * e + 16 * d.stages;
+  return (ring + 1023) / 1024 * 1024 + 1024;  // the ring is 1024-byte aligned inside the dynamic allocation
+}
+
+std::string hopper_procedural_name(const DesignPoint& d) {
+  std::ostringstream s;
+  s << ops::to_string(d.op.kind) << '_' << ops::to_string(d.fixed.precision) << "_hopper_b" << d.fixed.block_size << "_t"
+    << d.tile.m << 'x' << d.tile.n << 'x' << d.tile.k << "_st" << d.stages << '_' << to_string(d.raster) << "_ep-"
+    << to_string(d.epilogue_store) << "_c" << d.cluster.m << 'x' << d.cluster.n << '_' << to_string(d.fragment);
+  return s.str();
+}
+
+void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
+  auto fail = [&out](const char* rule, std::string detail) { out.push_back({rule, std::move(detail)}); };
+  const auto& f = d.fixed;
+  const ops::OpSpec& op = d.op;
+  if (f.engine != EngineClass::kTensorCore) fail("engine-class", "the Hopper family is a tensor_core design");
+  if (f.precision == ops::PrecisionPath::fp32) {
+    fail("hopper-lowering", "fp32 has no warpgroup MMA (tf32, bf16 or fp16)");
+    return;
+  }
+  if (d.fragment != hopper_fragment(f.precision) || d.prefetch != Prefetch::kTma) {
+    fail("hopper-lowering", cat("the Hopper family pairs tensor_core ", to_string(hopper_fragment(f.precision)), " (",
+                                ops::to_string(f.precision), ") with prefetch tma; got tensor_core ", to_string(d.fragment),
+                                ", prefetch ", to_string(d.prefetch)));
+    return;
+  }
+  if (f.block_size % kWarpgroupThreads != 0 || hopper_consumers(d) < 1 || hopper_consumers(d) > 3) {
+    fail("hopper-block", cat("block ", f.block_size, " must be one producer and 1..3 consumer warpgroups of 128 threads (256, 384, 512)"));
+    return;
+  }
+  // What the kernel can read and write: K-major operands through tensor maps.
+  if (op.activation() != ops::Activation::none) fail("hopper-op", "the Hopper epilogue adds a bias only: the op has a fused activation");
+  if (op.kind == ops::OpKind::matmul) {
+    if (op.matmul.transpose_a || !op.matmul.transpose_b || op.matmul.batch_out().size() > 1) {
+      fail("hopper-op", "a matmul needs A row-major and B transposed (both K-contiguous) and at most one batch dimension");
+    }
+  } else if (op.kind == ops::OpKind::conv1d || op.kind == ops::OpKind::conv2d) {
+    if (op.conv.layout != ops::ConvLayout::channels_first || op.conv.groups != 1) {
+      fail("hopper-op", "a convolution runs as im2col + GEMM here: channels first, groups 1");
+    }
+  } else if (op.kind != ops::OpKind::linear) {
+    fail("hopper-op", cat("the Hopper family implements linear, matmul and convolutions, not ", ops::to_string(op.kind)));
+  }
+  const int e = element_bytes(f.precision);
+  if ((f.shape.k * e) % 16 != 0) {
+    fail("hopper-tma-alignment", cat("a tensor map needs 16-byte row strides: K = ", f.shape.k, " x ", e, " bytes"));
+  }
+  const Tile& t = d.tile;
+  if (t.m != 64 * hopper_consumers(d) || t.k != hopper_tile_k(f.precision) || t.n < 32 || t.n > 256 || t.n % 32 != 0) {
+    fail("hopper-tile", cat("tile ", t.m, "x", t.n, "x", t.k, ": m = 64 x ", hopper_consumers(d),
+                            " consumer warpgroups, n a multiple of 32 in 32..256, k = one 128-byte row (",
+                            hopper_tile_k(f.precision), ")"));
+  }
+  if (d.staging != Staging::kAB || d.lane_a != LaneMap::kForward || d.lane_b != LaneMap::kForward ||
+      d.read_once != ReadOnce::kDefault || !(d.register_tile == RegisterTile{1, 1}) ||
+      !(d.warps == WarpArrangement{f.block_size / 32, 1}) || d.activation != ActivationPlacement::kFused || d.split_k != 1 ||
+      d.boundary != Boundary::kGuarded || d.k_range != KRange::kGeneric || d.scale != Scale::kNone) {
+    fail("hopper-fixed", cat("the Hopper family fixes shared_staging ab, lanes forward, read_once default, register_tile "
+                             "1x1, warps ", f.block_size / 32, "x1, activation fused, split_k 1, boundary guarded, "
+                             "k_range generic"));
+  }
+  if (d.stages < kHopperMinStages || d.stages > kHopperMaxStages) {
+    fail("hopper-stages", cat("pipeline_stages ", d.stages, " must be ", kHopperMinStages, "..", kHopperMaxStages));
+  }
+  if (hopper_shared_bytes(d) > kH200SharedPerBlock) {
+    fail("cuda-shared-capacity", cat(hopper_shared_bytes(d), " bytes of shared memory per block exceed the H200's ",
+                                     kH200SharedPerBlock, " (", d.stages, " stages of ", t.m, "+", t.n, " rows)"));
+  }
+  if (d.epilogue_store == EpilogueStore::kTma) {
+    if ((op.kind == ops::OpKind::conv1d || op.kind == ops::OpKind::conv2d)) {
+      fail("hopper-epilogue", "a convolution's output is channels first, not the [M][N] tile a bulk store writes");
+    } else if ((f.shape.n * e) % 16 != 0) {
+      fail("hopper-epilogue", cat("a bulk store needs 16-byte output rows: N = ", f.shape.n, " x ", e, " bytes"));
+    } else if (t.n > d.stages * t.k) {
+      fail("hopper-epilogue", cat("the staged output tile (n ", t.n, ") must fit the A ring it reuses (", d.stages,
+                                  " stages x k ", t.k, ")"));
+    }
+  }
+  if (!cluster_dim_ok(d.cluster.m) || !cluster_dim_ok(d.cluster.n) || d.cluster.m * d.cluster.n > 8) {
+    fail("hopper-cluster", cat("cluster ", d.cluster.m, "x", d.cluster.n, ": 1, 2 or 4 blocks each way, at most 8"));
+  }
+  if (f.shape.batch > 65535) fail("hopper-grid", cat("batch ", f.shape.batch, " exceeds the grid's z limit 65535"));
+  if (!out.empty()) return;
+  // The Vortex side must be a valid design of the GEMM family.
+  for (const Violation& v : all_violations(vortex_counterpart(d))) {
+    out.push_back({"vortex-counterpart", v.rule + ": " + v.detail});
+    return;
+  }
+}
+
+const std::vector<std::pair<std::string, std::string>>& hopper_rule_descriptions() {
+  static const std::vector<std::pair<std::string, std::string>> rules = {
+      {"hopper-axes", "pipeline_stages, raster, epilogue_store and cluster keep their defaults outside the Hopper family"},
+      {"hopper-lowering", "the Hopper family pairs wgmma (k16 for bf16/fp16, k8 for tf32) with prefetch tma"},
+      {"hopper-block", "Hopper block = one producer + 1..3 consumer warpgroups (256, 384 or 512 threads)"},
+      {"hopper-op", "Hopper: linear, matmul with K-contiguous operands, or channels-first groups-1 convolution; no fused activation"},
+      {"hopper-tma-alignment", "Hopper: K x element size is a multiple of 16 bytes (tensor-map row stride)"},
+      {"hopper-tile", "Hopper tile: m = 64 x consumers, n a multiple of 32 in 32..256, k one 128-byte row"},
+      {"hopper-fixed", "Hopper: the other axes at their fixed values (docs/design-space.md)"},
+      {"hopper-stages", "Hopper: pipeline_stages 2..8"},
+      {"hopper-epilogue", "Hopper: a bulk-store epilogue needs a [M][N] output with 16-byte rows and fits the A ring"},
+      {"hopper-cluster", "Hopper: cluster m, n in {1, 2, 4}, m x n <= 8"},
+      {"hopper-grid", "Hopper: batch <= 65535 (grid z)"},
+      {"vortex-counterpart", "the Vortex side of a Hopper design is a valid GEMM design"},
+  };
+  return rules;
+}
+
+DesignPoint vortex_counterpart(const DesignPoint& d) {
+  DesignPoint v = d;
+  v.fragment = d.fixed.precision == ops::PrecisionPath::tf32 ? Fragment::kM16N16K8 : Fragment::kM16N16K16;
+  v.prefetch = d.stages >= 2 ? Prefetch::kDoubleBuffer : Prefetch::kNone;
+  v.stages = 1;
+  v.raster = Raster::kNMajor;
+  v.epilogue_store = EpilogueStore::kDirect;
+  v.cluster = {};
+  v.tile.k = kVortexTileK;
+  v.register_tile = {1, 1};
+  // The warp arrangement and fragments per warp whose tile is nearest the Hopper tile.
+  const int warps = d.fixed.block_size / kCudaWarpSize;
+  std::optional<DesignPoint> best;
+  int best_score = 0;
+  for (int wm = 1; wm <= warps; ++wm) {
+    if (warps % wm != 0) continue;
+    const int wn = warps / wm;
+    for (int rm = 1; rm <= 8; ++rm)
+      for (int rn = 1; rn <= 8; ++rn) {
+        DesignPoint c = v;
+        c.warps = {wm, wn};
+        c.register_tile = {rm, rn};
+        c.tile.m = wm * rm * 16;
+        c.tile.n = wn * rn * 16;
+        const int score = (std::abs(c.tile.m - d.tile.m) + std::abs(c.tile.n - d.tile.n)) * 100 + std::abs(rm - rn) * 10 +
+                          std::abs(wm - wn);
+        if (best && score >= best_score) continue;
+        if (can_implement(c)) continue;
+        best = c;
+        best_score = score;
+      }
+  }
+  if (best) return *best;
+  v.warps = {warps, 1};  // no valid arrangement: validity explains why
+  v.tile.m = warps * 16;
+  v.tile.n = 16;
+  return v;
+}
+
+bool hopper_kernel_name(const std::string& kernel_name) {
+  std::string n = kernel_name;
+  for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return n.find("sm90") != std::string::npos && (n.find("nvjet") != std::string::npos || n.find("xmma") != std::string::npos ||
+                                                 n.find("gmma") != std::string::npos);
+}
+
+namespace {
+
+struct NameFacts {
+  std::optional<int> tile_n, stages;
+  std::optional<Cluster> cluster;
+  std::string tile_text, stages_text, cluster_text;
+};
+
+// nvjet_sm90_tst_<M>x<N>_<K>x<stages>_<cluster m>x<cluster n>_...; sm90_xmma_..._tilesize<M>x<N>x<K>_cgasize<m>x<n>x1_...
+NameFacts read_name(const std::string& name) {
+  NameFacts f;
+  std::smatch m;
+  static const std::regex nvjet("nvjet_sm90_[a-z]+_(\\d+)x(\\d+)_(\\d+)x(\\d+)_(\\d+)x(\\d+)_");
+  static const std::regex tilesize("tilesize(\\d+)x(\\d+)x(\\d+)");
+  static const std::regex cga("cgasize(\\d+)x(\\d+)x(\\d+)");
+  if (std::regex_search(name, m, nvjet)) {
+    f.tile_n = std::stoi(m[2]);
+    f.tile_text = m[1].str() + "x" + m[2].str();
+    f.stages = std::stoi(m[4]);
+    f.stages_text = m[3].str() + "x" + m[4].str();
+    f.cluster = Cluster{std::stoi(m[5]), std::stoi(m[6])};
+    f.cluster_text = m[5].str() + "x" + m[6].str();
+    return f;
+  }
+  if (std::regex_search(name, m, tilesize)) {
+    f.tile_n = std::stoi(m[2]);
+    f.tile_text = m[1].str() + "x" + m[2].str() + "x" + m[3].str();
+  }
+  if (std::regex_search(name, m, cga)) {
+    f.cluster = Cluster{std::stoi(m[1]), std::stoi(m[2])};
+    f.cluster_text = m[1].str() + "x" + m[2].str() + "x" + m[3].str();
+  }
+  return f;
+}
+
+}  // namespace
+
+std::optional<DesignPoint> seed_hopper(const ops::OpSpec& op, int block_size, const std::string& reference,
+                                       const std::string& kernel_name, std::string* why) {
+  DesignPoint d;
+  d.reference = reference;
+  d.op = op;
+  d.fixed = {EngineClass::kTensorCore, op.precision, block_size, op.gemm_view()};
+  d.fragment = hopper_fragment(op.precision);
+  d.prefetch = Prefetch::kTma;
+  d.staging = Staging::kAB;
+  d.register_tile = {1, 1};
+  d.warps = {block_size / kCudaWarpSize, 1};
+  d.tile = {64 * std::max(1, block_size / kWarpgroupThreads - 1), 128, hopper_tile_k(op.precision)};
+  d.stages = 4;
+  d.epilogue_store = (op.kind == ops::OpKind::conv1d || op.kind == ops::OpKind::conv2d) ? EpilogueStore::kDirect : EpilogueStore::kTma;
+  d.vortex.cores = 1;
+  d.vortex.threads = kVortexTensorThreads;
+  d.vortex.warps = std::max(1, next_pow2((block_size + kVortexTensorThreads - 1) / kVortexTensorThreads));
+  d.vortex.local_mem_bytes = 65536;  // Hopper tiles are large: the core's largest local memory
+
+  // A design made valid the way a seed may: direct stores where the output cannot take a bulk
+  // store, fewer stages where shared memory is short. nullopt when that is not enough.
+  auto settle = [](DesignPoint c) -> std::optional<DesignPoint> {
+    for (;;) {
+      if (!can_implement(c)) return c;
+      DesignPoint direct = c;
+      direct.epilogue_store = EpilogueStore::kDirect;
+      if (c.epilogue_store == EpilogueStore::kTma && !can_implement(direct)) return direct;
+      if (c.stages <= kHopperMinStages) return std::nullopt;
+      --c.stages;
+    }
+  };
+  const std::optional<DesignPoint> base = settle(d);
+  if (!base) {
+    if (why) *why = "rule " + can_implement(d)->rule + ": " + can_implement(d)->detail;
+    return std::nullopt;
+  }
+  d = *base;
+  const NameFacts facts = read_name(kernel_name);
+  KernelNameFact tile_fact{"tile", facts.tile_text, false, "from the kernel name"};
+  if (facts.tile_n) {
+    DesignPoint c = d;
+    c.tile.n = *facts.tile_n;
+    if (const auto ok = settle(c)) {
+      d = *ok;
+      tile_fact.used = true;
+      tile_fact.note += "; n = " + std::to_string(*facts.tile_n) + " used (m follows the consumer warpgroups)";
+    } else {
+      tile_fact.note += "; not used: n " + std::to_string(*facts.tile_n) + " is not a wgmma N of this family (a multiple of 32 in 32..256 that fits); n = " + std::to_string(d.tile.n);
+    }
+  }
+  KernelNameFact stage_fact{"stages", facts.stages_text, false, "from the kernel name (k x stages)"};
+  if (facts.stages) {
+    DesignPoint c = d;
+    c.stages = std::clamp(*facts.stages, kHopperMinStages, kHopperMaxStages);
+    if (const auto ok = settle(c)) {
+      d = *ok;
+      stage_fact.used = d.stages == *facts.stages;
+      if (!stage_fact.used) stage_fact.note += "; " + std::to_string(d.stages) + " stages used (2..8 that fit shared memory)";
+    }
+  }
+  KernelNameFact cluster_fact{"cluster", facts.cluster_text, false, "from the kernel name"};
+  if (facts.cluster) {
+    DesignPoint c = d;
+    c.cluster = *facts.cluster;
+    if (const auto ok = settle(c)) {
+      d = *ok;
+      cluster_fact.used = true;
+    } else {
+      cluster_fact.note += "; not used: not a valid cluster here";
+    }
+  }
+  d.from_kernel_name.push_back({"family", "hopper", true, "sm90 tensor-core kernel: TMA copies and warpgroup MMA"});
+  if (facts.tile_n) d.from_kernel_name.push_back(tile_fact);
+  if (facts.stages) d.from_kernel_name.push_back(stage_fact);
+  if (facts.cluster) d.from_kernel_name.push_back(cluster_fact);
+  return d;
+}
+
+}  // namespace vxsynth::design

@@ -1,0 +1,70 @@
+// The Hopper family (docs/design-space.md, "Hopper family"): GEMM and implicit-GEMM designs in
+// the manner of cuBLAS's nvjet_sm90 and CUTLASS's sm90 kernels. One producer warpgroup issues
+// bulk tensor copies (TMA) into a ring of `pipeline_stages` shared tiles, completion on
+// mbarriers; `block / 128 - 1` consumer warpgroups each issue wgmma.mma_async m64nNk16 (bf16,
+// fp16) or m64nNk8 (tf32) on a 64-row slice of the block tile, accumulators in registers.
+//
+// The family reuses the axes whose meaning carries over and fixes the others:
+//   tensor_core      wgmma_m64k16 (bf16/fp16) | wgmma_m64k8 (tf32): fixed by the precision
+//   prefetch         tma (fixed)
+//   tile             m = 64 x consumer warpgroups (fixed by the block), n = the wgmma N (a
+//                    multiple of 32 in 32..256), k = one 128-byte row (64 bf16/fp16, 32 tf32)
+//   pipeline_stages  2..8, bounded by shared memory
+//   raster           n_major | m_major: which tile index consecutive blocks walk
+//   epilogue_store   direct (ordinary stores) | tma (the tile goes out by one bulk copy)
+//   cluster          m x n blocks, 1, 2 or 4 each, at most 8 (portable cluster size)
+//   fixed            shared_staging ab, lanes forward, read_once default, register_tile 1x1,
+//                    warps = block/32 x 1, activation fused (the op has none), split_k 1,
+//                    boundary guarded (the copy engine zero-fills, the epilogue predicates),
+//                    k_range generic
+//
+// Vortex 2.x has neither asynchronous copies, warpgroup MMA nor clusters: the Vortex side of a
+// Hopper design is its counterpart (vortex_counterpart): the WMMA design of the same block tile
+// (as close as the block's warps allow) with a software-pipelined prefetch into local memory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "design/design_point.h"
+#include "design/validity.h"
+
+namespace vxsynth::design {
+
+// A design of this family: wgmma lowering or TMA copies (validity requires both together).
+bool is_hopper(const DesignPoint& d);
+
+inline constexpr int kWarpgroupThreads = 128;
+inline constexpr int kHopperMinStages = 2, kHopperMaxStages = 8;
+int hopper_consumers(const DesignPoint& d);         // block / 128 - 1
+int hopper_tile_k(ops::PrecisionPath precision);    // elements of one 128-byte row
+Fragment hopper_fragment(ops::PrecisionPath precision);
+
+// Dynamic shared memory of one block: the ring, its mbarriers and the 1024-byte alignment slack.
+std::int64_t hopper_shared_bytes(const DesignPoint& d);
+
+// e.g. "linear_bf16_hopper_b384_t128x128x64_st5_rm-m_major_ep-tma_c1x1_wgmma_m64k16".
+std::string hopper_procedural_name(const DesignPoint& d);
+
+// The family's rules (after the fixed properties and the block size were checked); the Vortex
+// counterpart is checked against every rule of the GEMM family.
+void check_hopper(const DesignPoint& d, std::vector<Violation>& out);
+const std::vector<std::pair<std::string, std::string>>& hopper_rule_descriptions();
+
+// The Vortex side: the WMMA (tensor unit) design of the block whose tile is nearest the Hopper
+// tile, both operands staged, double-buffered (the prefetch depth Vortex's pipeline offers) or
+// unbuffered for one stage; the Hopper-only axes at their defaults. Uses d.vortex as it is.
+DesignPoint vortex_counterpart(const DesignPoint& d);
+
+// A Hopper seed for `op` at `block_size` (256, 384, ...): the tile, stages and cluster come from
+// the kernel-name facts when they are valid (recorded in from_kernel_name either way). nullopt
+// and `why` set when the family cannot implement the op (layout, alignment, precision).
+std::optional<DesignPoint> seed_hopper(const ops::OpSpec& op, int block_size, const std::string& reference,
+                                       const std::string& kernel_name, std::string* why);
+
+// True when the kernel name is a Hopper tensor-core kernel (nvjet_sm90*, sm90_xmma*, *gmma*).
+bool hopper_kernel_name(const std::string& kernel_name);
+
+}  // namespace vxsynth::design
