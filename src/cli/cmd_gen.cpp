@@ -162,7 +162,7 @@ int run_gen(const GenOptions& o) {
     if (o.family == "hopper") {
       if (engine != design::EngineClass::kTensorCore) throw InputError("--family", "hopper", "goes with --engine tensor");
       std::string why;
-      auto h = design::seed_hopper(op_from_options(o), o.block, "", "", &why);
+      auto h = design::seed_hopper(op_from_options(o), o.block, "", "", {}, &why);
       if (!h) throw InputError("--family", "hopper", "the Hopper family cannot implement this op at block " + std::to_string(o.block) + ": " + why);
       d = *h;
     } else if (o.family != "gemm") {

@@ -4,7 +4,6 @@
 #include <cctype>
 #include <cstdlib>
 #include <optional>
-#include <regex>
 #include <sstream>
 
 namespace vxsynth::design {
@@ -103,6 +102,15 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
                              "1x1, warps ", f.block_size / 32, "x1, activation fused, split_k 1, boundary guarded, "
                              "k_range generic"));
   }
+  {
+    // Each consumer thread holds n / 2 fp32 accumulators; ptxas needs about 26 more registers for
+    // addressing and the epilogue (measured: m64n256k16 asks for 154), within 65536 / block.
+    const int budget = std::min(255, 65536 / f.block_size);
+    if (t.n / 2 + 32 > budget) {
+      fail("hopper-registers", cat("tile n ", t.n, " needs ", t.n / 2, " accumulator registers per thread + 32; a block of ",
+                                   f.block_size, " threads has ", budget));
+    }
+  }
   if (d.stages < kHopperMinStages || d.stages > kHopperMaxStages) {
     fail("hopper-stages", cat("pipeline_stages ", d.stages, " must be ", kHopperMinStages, "..", kHopperMaxStages));
   }
@@ -141,6 +149,7 @@ const std::vector<std::pair<std::string, std::string>>& hopper_rule_descriptions
       {"hopper-tma-alignment", "Hopper: K x element size is a multiple of 16 bytes (tensor-map row stride)"},
       {"hopper-tile", "Hopper tile: m = 64 x consumers, n a multiple of 32 in 32..256, k one 128-byte row"},
       {"hopper-fixed", "Hopper: the other axes at their fixed values (docs/design-space.md)"},
+      {"hopper-registers", "Hopper: n / 2 accumulators + 32 registers per thread fit 65536 / block (at most 255)"},
       {"hopper-stages", "Hopper: pipeline_stages 2..8"},
       {"hopper-epilogue", "Hopper: a bulk-store epilogue needs a [M][N] output with 16-byte rows and fits the A ring"},
       {"hopper-cluster", "Hopper: cluster m, n in {1, 2, 4}, m x n <= 8"},
@@ -196,45 +205,9 @@ bool hopper_kernel_name(const std::string& kernel_name) {
                                                  n.find("gmma") != std::string::npos);
 }
 
-namespace {
-
-struct NameFacts {
-  std::optional<int> tile_n, stages;
-  std::optional<Cluster> cluster;
-  std::string tile_text, stages_text, cluster_text;
-};
-
-// nvjet_sm90_tst_<M>x<N>_<K>x<stages>_<cluster m>x<cluster n>_...; sm90_xmma_..._tilesize<M>x<N>x<K>_cgasize<m>x<n>x1_...
-NameFacts read_name(const std::string& name) {
-  NameFacts f;
-  std::smatch m;
-  static const std::regex nvjet("nvjet_sm90_[a-z]+_(\\d+)x(\\d+)_(\\d+)x(\\d+)_(\\d+)x(\\d+)_");
-  static const std::regex tilesize("tilesize(\\d+)x(\\d+)x(\\d+)");
-  static const std::regex cga("cgasize(\\d+)x(\\d+)x(\\d+)");
-  if (std::regex_search(name, m, nvjet)) {
-    f.tile_n = std::stoi(m[2]);
-    f.tile_text = m[1].str() + "x" + m[2].str();
-    f.stages = std::stoi(m[4]);
-    f.stages_text = m[3].str() + "x" + m[4].str();
-    f.cluster = Cluster{std::stoi(m[5]), std::stoi(m[6])};
-    f.cluster_text = m[5].str() + "x" + m[6].str();
-    return f;
-  }
-  if (std::regex_search(name, m, tilesize)) {
-    f.tile_n = std::stoi(m[2]);
-    f.tile_text = m[1].str() + "x" + m[2].str() + "x" + m[3].str();
-  }
-  if (std::regex_search(name, m, cga)) {
-    f.cluster = Cluster{std::stoi(m[1]), std::stoi(m[2])};
-    f.cluster_text = m[1].str() + "x" + m[2].str() + "x" + m[3].str();
-  }
-  return f;
-}
-
-}  // namespace
-
 std::optional<DesignPoint> seed_hopper(const ops::OpSpec& op, int block_size, const std::string& reference,
-                                       const std::string& kernel_name, std::string* why) {
+                                       const std::string& kernel_name, std::vector<KernelNameFact> confirmed,
+                                       std::string* why) {
   DesignPoint d;
   d.reference = reference;
   d.op = op;
@@ -270,44 +243,33 @@ std::optional<DesignPoint> seed_hopper(const ops::OpSpec& op, int block_size, co
     return std::nullopt;
   }
   d = *base;
-  const NameFacts facts = read_name(kernel_name);
-  KernelNameFact tile_fact{"tile", facts.tile_text, false, "from the kernel name"};
-  if (facts.tile_n) {
-    DesignPoint c = d;
-    c.tile.n = *facts.tile_n;
-    if (const auto ok = settle(c)) {
-      d = *ok;
-      tile_fact.used = true;
-      tile_fact.note += "; n = " + std::to_string(*facts.tile_n) + " used (m follows the consumer warpgroups)";
+  // What the kernel name documents and the launch confirmed (confirmed_name_properties): a tile
+  // gives the wgmma N when the family can take it (m follows the consumer warpgroups, k is one
+  // 128-byte row). nvjet and sm90 xmma names are read as inferred only (signature/kernel_name.cpp):
+  // their tile, stages and cluster tokens never reach `confirmed`, so the search finds those.
+  for (KernelNameFact& p : confirmed) {
+    if (p.key == "tile") {
+      const auto x = p.value.find('x');
+      const auto x2 = p.value.find('x', x + 1);
+      DesignPoint c = d;
+      if (x != std::string::npos) c.tile.n = std::atoi(p.value.substr(x + 1, x2 - x - 1).c_str());
+      if (const auto ok = settle(c); ok && x != std::string::npos) {
+        d = *ok;
+        p.used = true;
+        p.note += "; n used (m follows the consumer warpgroups, k is one 128-byte row)";
+      } else {
+        p.note += "; not used: not a wgmma N of this family (a multiple of 32 in 32..256 that fits)";
+      }
     } else {
-      tile_fact.note += "; not used: n " + std::to_string(*facts.tile_n) + " is not a wgmma N of this family (a multiple of 32 in 32..256 that fits); n = " + std::to_string(d.tile.n);
+      p.note += "; not used: the Hopper family has no axis for it";
     }
   }
-  KernelNameFact stage_fact{"stages", facts.stages_text, false, "from the kernel name (k x stages)"};
-  if (facts.stages) {
-    DesignPoint c = d;
-    c.stages = std::clamp(*facts.stages, kHopperMinStages, kHopperMaxStages);
-    if (const auto ok = settle(c)) {
-      d = *ok;
-      stage_fact.used = d.stages == *facts.stages;
-      if (!stage_fact.used) stage_fact.note += "; " + std::to_string(d.stages) + " stages used (2..8 that fit shared memory)";
-    }
+  d.from_kernel_name = std::move(confirmed);
+  if (!kernel_name.empty()) {
+    d.from_kernel_name.push_back({"family", "hopper", true,
+                                  "the seed's family: an sm90 tensor-core kernel name (nvjet_sm90 / sm90_xmma); its tile, "
+                                  "stages and cluster tokens are inferred only, left to the search"});
   }
-  KernelNameFact cluster_fact{"cluster", facts.cluster_text, false, "from the kernel name"};
-  if (facts.cluster) {
-    DesignPoint c = d;
-    c.cluster = *facts.cluster;
-    if (const auto ok = settle(c)) {
-      d = *ok;
-      cluster_fact.used = true;
-    } else {
-      cluster_fact.note += "; not used: not a valid cluster here";
-    }
-  }
-  d.from_kernel_name.push_back({"family", "hopper", true, "sm90 tensor-core kernel: TMA copies and warpgroup MMA"});
-  if (facts.tile_n) d.from_kernel_name.push_back(tile_fact);
-  if (facts.stages) d.from_kernel_name.push_back(stage_fact);
-  if (facts.cluster) d.from_kernel_name.push_back(cluster_fact);
   return d;
 }
 

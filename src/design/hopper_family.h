@@ -58,11 +58,14 @@ const std::vector<std::pair<std::string, std::string>>& hopper_rule_descriptions
 // unbuffered for one stage; the Hopper-only axes at their defaults. Uses d.vortex as it is.
 DesignPoint vortex_counterpart(const DesignPoint& d);
 
-// A Hopper seed for `op` at `block_size` (256, 384, ...): the tile, stages and cluster come from
-// the kernel-name facts when they are valid (recorded in from_kernel_name either way). nullopt
-// and `why` set when the family cannot implement the op (layout, alignment, precision).
+// A Hopper seed for `op` at `block_size` (256, 384, 512): tile n 128, 4 stages, n-major raster,
+// a bulk-store epilogue where the output takes one, no cluster; a documented and confirmed tile
+// (`confirmed`, as seed_design takes it) sets n when the family can take it. nullopt and `why`
+// set when the family cannot implement the op (layout, alignment, precision, block).
+// `kernel_name` non-empty records the family choice in from_kernel_name.
 std::optional<DesignPoint> seed_hopper(const ops::OpSpec& op, int block_size, const std::string& reference,
-                                       const std::string& kernel_name, std::string* why);
+                                       const std::string& kernel_name, std::vector<KernelNameFact> confirmed,
+                                       std::string* why);
 
 // True when the kernel name is a Hopper tensor-core kernel (nvjet_sm90*, sm90_xmma*, *gmma*).
 bool hopper_kernel_name(const std::string& kernel_name);

@@ -439,7 +439,7 @@ DesignPoint seed_from_reference(const std::string& path, bool served_op) {
     kernel_name = ref.at("kernel").at("name").get<std::string>();
   std::string why_not;
   if (engine == EngineClass::kTensorCore && hopper_kernel_name(kernel_name) && !op.is_transform()) {
-    if (auto h = seed_hopper(op, block, name, kernel_name, &why_not)) return *h;
+    if (auto h = seed_hopper(op, block, name, kernel_name, confirmed_name_properties(ref, path), &why_not)) return *h;
   }
   DesignPoint d = seed_design(op, engine, block, name, path, confirmed_name_properties(ref, path));
   if (!why_not.empty()) d.from_kernel_name.push_back({"family", "hopper", false, "sm90 kernel; the Hopper family cannot implement it: " + why_not});

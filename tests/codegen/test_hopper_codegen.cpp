@@ -1,0 +1,126 @@
+// The Hopper family's generated code (codegen/hopper_emitter.h): a sample over every precision,
+// op kind and value of the family's axes on odd shapes. The CUDA side must compile for sm_90a
+// with the local nvcc (it runs on the H200 only: scripts/h200-suite-refine); the Vortex side (the
+// WMMA counterpart) must pass its check on the embedded simulator.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <set>
+
+#include "codegen_testbed.h"
+#include "common/process.h"
+#include "design/hopper_family.h"
+#include "design/neighbours.h"
+#include "design/validity.h"
+#include "../refine/sim_runner.h"
+
+namespace vxsynth::codegen {
+namespace {
+
+using design::DesignPoint;
+using ops::PrecisionPath;
+namespace tb = testbed;
+
+DesignPoint hopper(const ops::OpSpec& op, int block) {
+  std::string why;
+  auto d = design::seed_hopper(op, block, "", "", {}, &why);
+  if (!d) ADD_FAILURE() << op.name << ": " << why;
+  return d ? *d : DesignPoint{};
+}
+
+// Odd M and N (no tile divides them), K aligned for the tensor maps (16-byte rows).
+std::vector<DesignPoint> seeds() {
+  return {
+      hopper(ops::make_linear("lin.bf16.bias", PrecisionPath::bf16, 77, 96, 72, true), 384),
+      hopper(ops::make_matmul("bmm.fp16.bcast", PrecisionPath::fp16, {3}, {1}, 51, 40, 64, false, true), 256),
+      hopper(ops::make_conv("conv1d.tf32.bias", PrecisionPath::tf32, 2, 24, 40, {19}, {5}, {1}, {2}, {1}, 1, true), 384),
+      hopper(ops::make_conv("conv2d.bf16", PrecisionPath::bf16, 1, 8, 33, {7, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false),
+             512),
+  };
+}
+
+// Every seed and its single-axis neighbours (stages, tile n, raster, epilogue, clusters).
+std::vector<DesignPoint> sample() {
+  std::vector<DesignPoint> out;
+  std::set<std::string> names;
+  for (const auto& s : seeds()) {
+    if (names.insert(design::procedural_name(s)).second) out.push_back(s);
+    for (const auto& n : design::neighbours(s))
+      if (names.insert(design::procedural_name(n.design)).second) out.push_back(n.design);
+  }
+  return out;
+}
+
+TEST(HopperSample, CoversEveryValueOfTheFamilysAxes) {
+  std::set<std::string> seen;
+  for (const auto& d : sample()) {
+    seen.insert("stages=" + std::to_string(d.stages));
+    seen.insert("raster=" + design::to_string(d.raster));
+    seen.insert("epilogue=" + design::to_string(d.epilogue_store));
+    seen.insert("cluster=" + std::to_string(d.cluster.m) + "x" + std::to_string(d.cluster.n));
+    seen.insert("precision=" + ops::to_string(d.fixed.precision));
+    seen.insert("op=" + ops::to_string(d.op.kind));
+  }
+  for (const char* v : {"stages=3", "stages=5", "raster=m_major", "raster=n_major", "epilogue=tma", "epilogue=direct",
+                        "cluster=2x1", "cluster=1x2", "precision=bf16", "precision=fp16", "precision=tf32", "op=linear",
+                        "op=matmul", "op=conv1d", "op=conv2d"})
+    EXPECT_TRUE(seen.count(v)) << v;
+}
+
+TEST(HopperEmit, SourcesDeclareTheirTargetAndWhatTheyDo) {
+  const auto s = seeds();
+  const std::string lin = emit_cuda(s[0]);
+  EXPECT_EQ(lin.rfind("// vxsynth-target: sm_90a\n", 0), 0u);  // the harness builds it for sm_90a
+  EXPECT_NE(lin.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(s[0].tile.n) + "k16.f32.bf16.bf16"), std::string::npos);
+  EXPECT_NE(lin.find("cp.async.bulk.tensor.3d.shared::cluster"), std::string::npos);
+  EXPECT_NE(lin.find("kHasBias = true"), std::string::npos);
+  const std::string conv = emit_cuda(s[2]);
+  EXPECT_NE(conv.find("k8.f32.tf32.tf32"), std::string::npos);
+  EXPECT_NE(conv.find("cvt.rna.tf32.f32"), std::string::npos);  // tf32 operands rounded to nearest
+  EXPECT_NE(conv.find("kRoundTf32 = true"), std::string::npos);
+  // The Vortex side says what it stands for.
+  const auto vortex = emit_vortex(s[0], VortexCheck{1e-2, 1e-2, 1});
+  bool noted = false;
+  for (const auto& f : vortex)
+    if (f.name == "kernel.cpp") noted = f.text.find("The Vortex side of the Hopper design " + design::procedural_name(s[0])) != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(HopperCuda, SampleCompilesForSm90a) {
+  const std::string nvcc = tb::find_nvcc();
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc not found (set VXSYNTH_NVCC)";
+  const auto designs = sample();
+  const auto dir = tb::scratch_dir("hopper-cuda");
+  // One translation unit, each design in a namespace of its own (the headers first, so their
+  // include guards keep them out of the namespaces).
+  std::ofstream unit(dir / "batch.cu");
+  unit << "#include <cuda.h>\n#include <cudaTypedefs.h>\n#include <cuda_runtime.h>\n#include <cuda_bf16.h>\n"
+          "#include <cuda_fp16.h>\n#include \"vxsynth_candidate.h\"\n";
+  for (std::size_t i = 0; i < designs.size(); ++i) {
+    const std::string name = "design" + std::to_string(i) + ".cu";
+    std::ofstream(dir / name) << emit_cuda(designs[i]);
+    unit << "#define vxsynth_candidate_launch vxsynth_candidate_launch_" << i << "\n"
+         << "#define vxsynth_candidate_workspace_bytes vxsynth_candidate_workspace_bytes_" << i << "\n"
+         << "namespace design" << i << " {\n#include \"" << name << "\"\n}\n"
+         << "#undef vxsynth_candidate_launch\n#undef vxsynth_candidate_workspace_bytes\n";
+  }
+  unit.close();
+  const auto start = std::chrono::steady_clock::now();
+  std::string output;
+  const int rc = run_program({nvcc, "-gencode=arch=compute_90a,code=sm_90a", "-std=c++17", "-c", (dir / "batch.cu").string(),
+                              "-o", (dir / "batch.o").string(), "-I", VXSYNTH_CANDIDATE_ABI_DIR, "-I", dir.string()},
+                             &output);
+  EXPECT_EQ(rc, 0) << output;
+  std::printf("nvcc: %zu Hopper designs compiled for sm_90a in %.1f s\n", designs.size(),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+TEST(HopperVortex, CounterpartsPassOnTheEmbeddedSimulator) {
+  // The seeds (each precision and op kind) and one neighbour of each other axis of the first.
+  std::vector<DesignPoint> designs = seeds();
+  sim_runner::run_all(designs, "hopper-vortex");
+}
+
+}  // namespace
+}  // namespace vxsynth::codegen

@@ -1,0 +1,281 @@
+// The Hopper family (design/hopper_family.h): seeds read from sm90 kernel names, every rule of
+// the family named when broken, design.json round trips, neighbours that stay in the family, and
+// a Vortex counterpart that is a valid GEMM design.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "common/error.h"
+#include "common/json_io.h"
+#include "design/hopper_family.h"
+#include "design/move.h"
+#include "design/neighbours.h"
+#include "design/seed.h"
+#include "design/validity.h"
+
+namespace vxsynth::design {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string suite_ref(const std::string& bench) {
+  return (fs::path("../suite/vx-robotics/h200") / bench / "reference.json").string();  // tests run in tests/
+}
+
+const KernelNameFact* fact(const DesignPoint& d, const std::string& key) {
+  for (const auto& f : d.from_kernel_name)
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+// An odd-sized bf16 linear with bias at 384 threads (two consumer warpgroups).
+DesignPoint linear_seed(int block = 384, std::int64_t k = 72) {
+  std::string why;
+  auto d = seed_hopper(ops::make_linear("t", ops::PrecisionPath::bf16, 77, 96, k, true), block, "", "", {}, &why);
+  EXPECT_TRUE(d) << why;
+  return d ? *d : DesignPoint{};
+}
+
+std::string rule_of(const DesignPoint& d) {
+  const auto v = can_implement(d);
+  return v ? v->rule : "";
+}
+
+TEST(HopperFamily, Sm90ReferencesSeedTheFamily) {
+  // The family comes from the sm90 name; its tile, stage and cluster tokens are inferred readings
+  // (signature/kernel_name.cpp), so the seed keeps the family's defaults and the search moves them.
+  const DesignPoint pi02 = seed_from_reference(suite_ref("pi0-2-linear"));
+  ASSERT_TRUE(is_hopper(pi02)) << procedural_name(pi02);
+  EXPECT_EQ(pi02.fragment, Fragment::kWgmmaK16);
+  EXPECT_EQ(pi02.prefetch, Prefetch::kTma);
+  EXPECT_EQ(pi02.tile, (Tile{128, 128, 64}));  // 384 threads = 2 consumer warpgroups
+  EXPECT_EQ(pi02.stages, 4);
+  EXPECT_EQ(pi02.cluster, (Cluster{1, 1}));
+  EXPECT_EQ(pi02.epilogue_store, EpilogueStore::kTma);
+  ASSERT_NE(fact(pi02, "family"), nullptr);
+  EXPECT_TRUE(fact(pi02, "family")->used);
+  EXPECT_EQ(fact(pi02, "tile"), nullptr);  // nvjet's 128x272 is not documented
+
+  // N = 867 bf16 rows are 1734 bytes: no bulk store; one consumer at 256 threads.
+  const DesignPoint pi03 = seed_from_reference(suite_ref("pi0-3-batched-matmul"));
+  EXPECT_EQ(pi03.epilogue_store, EpilogueStore::kDirect);
+  EXPECT_EQ(pi03.tile, (Tile{64, 128, 64}));
+
+  const DesignPoint dp2 = seed_from_reference(suite_ref("diffusion_policy-2-conv1d"));
+  EXPECT_EQ(dp2.fragment, Fragment::kWgmmaK8);  // tf32
+  EXPECT_EQ(dp2.tile.k, 32);                    // one 128-byte row of fp32
+  EXPECT_EQ(dp2.epilogue_store, EpilogueStore::kDirect);  // a conv's output is channels first
+
+  // A pre-Hopper tensor-core kernel stays in the GEMM family.
+  EXPECT_FALSE(is_hopper(seed_from_reference(suite_ref("act-5-conv2d"))));
+  EXPECT_FALSE(is_hopper(seed_from_reference(suite_ref("pi0-1-batched-matmul"))));
+}
+
+TEST(HopperFamily, ADocumentedTileSetsTheWgmmaN) {
+  std::string why;
+  std::vector<KernelNameFact> confirmed = {{"tile", "128x64x64", false, "documented by the kernel name; agrees"},
+                                           {"stages", "5", false, "documented by the kernel name; agrees"}};
+  const auto d = seed_hopper(ops::make_linear("t", ops::PrecisionPath::bf16, 77, 96, 72, true), 384, "", "sm90_x",
+                             confirmed, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_EQ(d->tile.n, 64);
+  EXPECT_TRUE(fact(*d, "tile")->used);
+  EXPECT_FALSE(fact(*d, "stages")->used);
+  confirmed[0].value = "128x48x64";  // no wgmma N of the family
+  const auto e = seed_hopper(ops::make_linear("t", ops::PrecisionPath::bf16, 77, 96, 72, true), 384, "", "", confirmed, &why);
+  ASSERT_TRUE(e) << why;
+  EXPECT_EQ(e->tile.n, 128);
+  EXPECT_FALSE(fact(*e, "tile")->used);
+}
+
+TEST(HopperFamily, EveryRuleIsNamedWhenBroken) {
+  const DesignPoint ok = linear_seed();
+  ASSERT_EQ(rule_of(ok), "") << procedural_name(ok);
+  std::map<std::string, DesignPoint> broken;
+  {
+    DesignPoint d = ok;
+    d.prefetch = Prefetch::kDoubleBuffer;  // wgmma without the TMA ring
+    broken["hopper-lowering"] = d;
+  }
+  {
+    DesignPoint d = ok;
+    d.fixed.block_size = 320;
+    d.warps = {10, 1};
+    broken["hopper-block"] = d;
+  }
+  {
+    std::string why;
+    EXPECT_FALSE(seed_hopper(ops::make_linear("t", ops::PrecisionPath::bf16, 77, 96, 37, false), 384, "", "", {}, &why));
+    EXPECT_NE(why.find("hopper-tma-alignment"), std::string::npos) << why;  // 37 x 2 bytes
+    EXPECT_FALSE(seed_hopper(ops::make_linear("t", ops::PrecisionPath::fp32, 77, 96, 64, false), 384, "", "", {}, &why));
+    EXPECT_NE(why.find("hopper-lowering"), std::string::npos) << why;
+    EXPECT_FALSE(seed_hopper(ops::make_linear("t", ops::PrecisionPath::bf16, 77, 96, 64, false, ops::Activation::gelu), 384,
+                             "", "", {}, &why));
+    EXPECT_NE(why.find("hopper-op"), std::string::npos) << why;
+    EXPECT_FALSE(seed_hopper(ops::make_matmul("t", ops::PrecisionPath::bf16, {2}, {2}, 40, 48, 64, true, true), 256, "",
+                             "", {}, &why));
+    EXPECT_NE(why.find("hopper-op"), std::string::npos) << why;  // A transposed: not K-contiguous
+  }
+  {
+    DesignPoint d = ok;
+    d.tile.n = 48;
+    broken["hopper-tile"] = d;
+  }
+  {
+    DesignPoint d = ok;
+    d.split_k = 2;
+    broken["hopper-fixed"] = d;
+  }
+  {
+    DesignPoint d = ok;
+    d.stages = 9;
+    broken["hopper-stages"] = d;
+  }
+  {
+    // 512 threads leave 128 registers a thread: m64n256 needs 128 accumulators alone.
+    DesignPoint d = ok;
+    d.fixed.block_size = 512;
+    d.warps = {16, 1};
+    d.tile = {192, 256, 64};
+    d.stages = 2;
+    d.epilogue_store = EpilogueStore::kDirect;
+    broken["hopper-registers"] = d;
+  }
+  {
+    DesignPoint d = ok;
+    d.stages = 8;
+    d.tile.n = 256;  // 8 x (128 + 256) x 64 x 2 bytes
+    broken["cuda-shared-capacity"] = d;
+  }
+  {
+    DesignPoint d = ok;
+    d.tile.n = 256;
+    d.stages = 3;  // a 256-wide staged output tile does not fit 3 x 64 columns of the A ring
+    broken["hopper-epilogue"] = d;
+  }
+  {
+    DesignPoint d = ok;
+    d.cluster = {3, 1};
+    broken["hopper-cluster"] = d;
+  }
+  {
+    DesignPoint d = ok;
+    d.cluster = {4, 4};
+    EXPECT_EQ(rule_of(d), "hopper-cluster");
+  }
+  {
+    // The family's axes on a GEMM design.
+    DesignPoint d = seed_design(ops::make_linear("t", ops::PrecisionPath::bf16, 77, 96, 72, true),
+                                EngineClass::kTensorCore, 128);
+    d.stages = 3;
+    broken["hopper-axes"] = d;
+  }
+  {
+    // 70000 batches: beyond grid z.
+    DesignPoint d = ok;
+    d.op = ops::make_matmul("t", ops::PrecisionPath::bf16, {70000}, {1}, 77, 96, 72, false, true);
+    d.fixed.shape = d.op.gemm_view();
+    d.epilogue_store = EpilogueStore::kDirect;
+    broken["hopper-grid"] = d;
+  }
+  {
+    // Fine on the H200, but A has 2^31 elements: beyond the Vortex side's 32-bit indices.
+    DesignPoint d = ok;
+    d.op = ops::make_linear("t", ops::PrecisionPath::bf16, 65536, 96, 32768, true);
+    d.fixed.shape = d.op.gemm_view();
+    broken["vortex-counterpart"] = d;
+  }
+  std::set<std::string> covered;
+  for (const auto& [rule, d] : broken) {
+    EXPECT_EQ(rule_of(d), rule) << procedural_name(d) << ": " << (can_implement(d) ? can_implement(d)->detail : "");
+    covered.insert(rule);
+  }
+  covered.insert({"hopper-tma-alignment", "hopper-op"});  // through seed_hopper above
+  std::set<std::string> documented;
+  for (const auto& [id, text] : rule_descriptions()) documented.insert(id);
+  for (const auto& rule : covered) EXPECT_TRUE(documented.count(rule)) << rule;
+  for (const auto& [rule, text] : hopper_rule_descriptions()) EXPECT_TRUE(covered.count(rule)) << "untested rule " << rule;
+}
+
+TEST(HopperFamily, DesignJsonRoundTripsAndOnlyHopperDesignsCarryTheFamilysAxes) {
+  DesignPoint d = linear_seed();
+  d.stages = 5;
+  d.raster = Raster::kMMajor;
+  d.cluster = {2, 2};
+  ASSERT_EQ(rule_of(d), "");
+  const Json j = design_to_json(d);
+  EXPECT_EQ(j["axes"]["pipeline_stages"], 5);
+  EXPECT_EQ(j["axes"]["raster"], "m_major");
+  EXPECT_EQ(j["axes"]["cluster"]["n"], 2);
+  const DesignPoint back = design_from_json(j, "x.json");
+  EXPECT_TRUE(same_axes(back, d));
+  EXPECT_EQ(procedural_name(back), procedural_name(d));
+
+  const DesignPoint gemm = seed_design(ops::make_linear("t", ops::PrecisionPath::bf16, 77, 96, 72, true),
+                                       EngineClass::kTensorCore, 128);
+  Json g = design_to_json(gemm);
+  EXPECT_FALSE(g["axes"].contains("pipeline_stages"));
+  EXPECT_FALSE(g["axes"].contains("cluster"));
+  g["axes"]["raster"] = "m_major";
+  const DesignPoint odd = design_from_json(g, "y.json");
+  EXPECT_EQ(rule_of(odd), "hopper-axes");
+  g["axes"]["raster"] = "diagonal";
+  try {
+    design_from_json(g, "y.json");
+    FAIL() << "an unknown raster was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("axes.raster"), std::string::npos) << e.what();
+  }
+}
+
+TEST(HopperFamily, NeighboursStayInTheFamilyAndGemmDesignsNeverStepIntoIt) {
+  const DesignPoint d = seed_from_reference(suite_ref("pi0-2-linear"));
+  const auto ns = neighbours(d);
+  ASSERT_GE(ns.size(), 6u);
+  std::set<Axis> axes;
+  for (const auto& n : ns) {
+    EXPECT_TRUE(is_hopper(n.design));
+    EXPECT_EQ(rule_of(n.design), "") << procedural_name(n.design);
+    axes.insert(n.move.axis);
+  }
+  EXPECT_TRUE(axes.count(Axis::kPipelineStages));
+  EXPECT_TRUE(axes.count(Axis::kCluster));
+  EXPECT_TRUE(axes.count(Axis::kRaster));
+  EXPECT_TRUE(axes.count(Axis::kEpilogueStore));
+  EXPECT_TRUE(axes.count(Axis::kTile));
+  EXPECT_FALSE(axes.count(Axis::kSplitK));
+  // A tile step moves n only; --set works on the new axes and names bad values.
+  const DesignPoint up = apply(d, Move{Axis::kTile, "n:down", "", std::nullopt});
+  EXPECT_EQ(up.tile, (Tile{128, 64, 64}));
+  const DesignPoint set = apply(d, {parse_setting("pipeline_stages=6", "--set"), parse_setting("cluster=1x2", "--set")}, "--set");
+  EXPECT_EQ(set.stages, 6);
+  EXPECT_EQ(set.cluster, (Cluster{1, 2}));
+  EXPECT_THROW(apply(d, {parse_setting("pipeline_stages=x", "--set")}, "--set"), InputError);
+  EXPECT_THROW(apply(d, {parse_setting("pipeline_stages=12", "--set")}, "--set"), InputError);
+
+  const DesignPoint gemm = seed_from_reference(suite_ref("pi0-1-batched-matmul"));
+  for (const auto& n : neighbours(gemm)) {
+    EXPECT_FALSE(is_hopper(n.design)) << procedural_name(n.design);
+    EXPECT_FALSE(is_hopper_axis(n.move.axis));
+  }
+}
+
+TEST(HopperFamily, VortexCounterpartIsAValidWmmaDesignNearTheHopperTile) {
+  for (const char* bench : {"pi0-2-linear", "pi0-3-batched-matmul", "pi0-4-linear", "pi0-5-linear", "diffusion_policy-2-conv1d"}) {
+    SCOPED_TRACE(bench);
+    const DesignPoint d = seed_from_reference(suite_ref(bench));
+    const DesignPoint v = vortex_counterpart(d);
+    EXPECT_FALSE(is_hopper(v));
+    EXPECT_EQ(rule_of(v), "") << procedural_name(v);
+    EXPECT_EQ(v.fragment, d.fixed.precision == ops::PrecisionPath::tf32 ? Fragment::kM16N16K8 : Fragment::kM16N16K16);
+    EXPECT_EQ(v.prefetch, Prefetch::kDoubleBuffer);
+    EXPECT_EQ(v.fixed.block_size, d.fixed.block_size);
+    EXPECT_LE(std::abs(v.tile.m - d.tile.m) + std::abs(v.tile.n - d.tile.n), d.tile.m + d.tile.n);
+    EXPECT_EQ(v.op.name, d.op.name);
+  }
+}
+
+}  // namespace
+}  // namespace vxsynth::design
