@@ -13,7 +13,17 @@ template <typename Family, typename E>
 void expect_all(const std::vector<std::string>& extra = {}) {
   std::vector<std::string> names = extra;
   if constexpr (!std::is_same_v<E, void>) {
-    for (const E v : design::all_values<E>()) names.push_back(design::to_string(v));
+    for (const E v : design::all_values<E>()) {
+      // The Hopper family's values (tma, wgmma) have an emitter of their own
+      // (codegen/hopper_emitter.h), not components: tests/codegen/test_hopper_codegen.cpp.
+      if constexpr (std::is_same_v<E, design::Prefetch>) {
+        if (v == design::Prefetch::kTma) continue;
+      }
+      if constexpr (std::is_same_v<E, design::Fragment>) {
+        if (design::is_wgmma(v)) continue;
+      }
+      names.push_back(design::to_string(v));
+    }
   }
   for (const auto& name : names) {
     for (const Backend b : {Backend::kCuda, Backend::kVortex}) {
