@@ -26,15 +26,6 @@ const char* abi_activation(ops::Activation a) {
   }
 }
 
-const char* abi_op(ops::OpKind k) {
-  switch (k) {
-    case ops::OpKind::matmul: return "VXSYNTH_OP_MATMUL";
-    case ops::OpKind::conv1d: return "VXSYNTH_OP_CONV1D";
-    case ops::OpKind::conv2d: return "VXSYNTH_OP_CONV2D";
-    default: return "VXSYNTH_OP_LINEAR";
-  }
-}
-
 std::string params_struct(const DesignPoint& d) {
   std::ostringstream s;
   s << "// Problem sizes of the GEMM view";

@@ -29,15 +29,6 @@ std::string wgmma_function(int n, const std::string& ab, int k) {
   return s.str();
 }
 
-const char* abi_op(ops::OpKind k) {
-  switch (k) {
-    case ops::OpKind::matmul: return "VXSYNTH_OP_MATMUL";
-    case ops::OpKind::conv1d: return "VXSYNTH_OP_CONV1D";
-    case ops::OpKind::conv2d: return "VXSYNTH_OP_CONV2D";
-    default: return "VXSYNTH_OP_LINEAR";
-  }
-}
-
 // The fixed body: everything below reads the constants of the prelude.
 constexpr const char* kBody = R"cu(
 struct Params {
