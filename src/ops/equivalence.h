@@ -28,8 +28,10 @@ struct Tolerance {
   double rtol = 0.0;
   // Systematic error, over the whole output: the least-squares slope c of d = actual - expected
   // on expected must satisfy |c| <= max_bias + 6 standard errors of c (from the residuals).
-  // Negative: no such check. tf32 needs it: a candidate that truncates its operands is within
-  // the per-element bound of a correct one at large K, but biased by ~-6.8e-4 (toward zero).
+  // Negative: no such check (fp32). tf32 needs it: a candidate that truncates its operands is
+  // within the per-element bound of a correct one at large K, but biased by ~-6.8e-4 (toward
+  // zero); bf16/fp16: a candidate that truncates its output instead of rounding it is within one
+  // output ulp per element, but biased by ~-(2/3) u_out (bf16 -2.6e-3, fp16 -3.3e-4).
   double max_bias = -1.0;
   bool exact = false;  // bit for bit: any differing bit fails (-0 vs +0 too); atol = rtol = 0
 };
@@ -77,7 +79,8 @@ Tolerance tolerance_for(PrecisionPath cuda_path, PrecisionPath vortex_path, Chec
                         std::int64_t k);
 // For an op: K from the spec; exact_tolerance() for a layout transform, on both checks. A source check also allows the extra output roundings of the
 // vendor's unfused epilogue: a conv's bias added after the conv was rounded, and an activation
-// run as its own kernel (PyTorch's linear then gelu). docs/tolerances.md, item 4.
+// run as its own kernel (PyTorch's linear then gelu), whose double rounding is also slightly
+// biased (max_bias grows by it). docs/tolerances.md, item 4 and "The bias check".
 Tolerance tolerance_for(const OpSpec& spec, Check check);
 
 struct EquivalenceReport {

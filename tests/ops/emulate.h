@@ -57,10 +57,27 @@ inline float accumulate(const std::vector<float>& a, const std::vector<float>& b
   return acc;
 }
 
+// BUG emulation: fp32 value converted to bf16/fp16 by truncation toward zero (a `bits >> 16`
+// bf16 conversion, __float2half_rz) instead of rounding to nearest. fp32: unchanged.
+inline float truncate_to(DType t, float v) {
+  if (t == DType::f32 || !std::isfinite(v)) return v;
+  const float r = round_fp64_to(t, static_cast<double>(v));
+  if (std::fabs(r) <= std::fabs(v)) return r;
+  // Rounded away from zero: one step back. Sign-magnitude bits: magnitude - 1 is the next value
+  // toward zero, across binades too.
+  if (t == DType::bf16) return bf16_bits_to_fp32(static_cast<std::uint16_t>(fp32_to_bf16_bits(r) - 1));
+  return fp16_bits_to_fp32(static_cast<std::uint16_t>(fp32_to_fp16_bits(r) - 1));
+}
+
 // The epilogue of a GPU kernel: fp32 bias add and activation, then the output rounding.
 inline float epilogue(float acc, float bias, Activation act, DType out) {
   const float v = static_cast<float>(apply_activation(act, static_cast<double>(acc + bias)));
   return round_fp64_to(out, static_cast<double>(v));
+}
+
+// The same epilogue with the output conversion truncating (the mutation above).
+inline float epilogue_truncated(float acc, float bias, Activation act, DType out) {
+  return truncate_to(out, static_cast<float>(apply_activation(act, static_cast<double>(acc + bias))));
 }
 
 // PyTorch's unfused epilogue: the GEMM result (with bias) is rounded to the output type, then a

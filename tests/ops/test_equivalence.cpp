@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "common/error.h"
+#include "emulate.h"
 #include "ops/equivalence.h"
 #include "ops/inputs.h"
 #include "ops/reference.h"
@@ -226,6 +227,68 @@ TEST(Equivalence, BiasCheckCatchesASystematicError) {
                    .bias_checked);
 }
 
+// bf16/fp16 outputs: a candidate that converts its fp32 result to the output type by truncation
+// instead of rounding to nearest stays within one output ulp of a correct result, so no element
+// fails; its bias, -(2/3) u_out for outputs of unit scale (docs/tolerances.md), fails the check.
+// A correct result (rounded to nearest from a slightly different fp32 value) passes both.
+TEST(Equivalence, BiasCheckCatchesTruncatedNarrowOutputs) {
+  for (const PrecisionPath p : {PrecisionPath::bf16, PrecisionPath::fp16}) {
+    SCOPED_TRACE(to_string(p));
+    const DType t = storage_dtype(p);
+    const double u = unit_roundoff(t);
+    const Tolerance tol = tolerance_for(p, p, Check::source, 2048);
+    ASSERT_GT(tol.max_bias, 0.0);
+    EXPECT_NEAR(tol.max_bias, std::ldexp(1.0, -24) * 512, 1e-15);  // the accumulation's share only
+    const Shape shape = {8000};
+    Tensor e(t, shape, "expected"), good(t, shape, "rounded"), bad(t, shape, "truncated");
+    SplitMix64 rng(23);
+    for (std::int64_t i = 0; i < e.numel(); ++i) {
+      double y = 0;  // ~N(0, 1), like generated outputs
+      for (int j = 0; j < 12; ++j) y += 0.5 * rng.uniform_pm1();
+      const float y32 = static_cast<float>(y);
+      const float other = static_cast<float>(y * (1.0 + 1e-5 * rng.uniform_pm1()));  // another correct fp32 sum
+      e.set(i, round_fp64_to(t, y32));
+      good.set(i, round_fp64_to(t, other));
+      bad.set(i, emulate::truncate_to(t, y32));
+    }
+    const auto ok = compare_outputs(e, good, tol);
+    EXPECT_TRUE(ok.passed()) << ok.text();
+    EXPECT_TRUE(ok.bias_checked);
+    const auto r = compare_outputs(e, bad, tol);
+    EXPECT_EQ(r.failed, 0) << r.text();         // every element within one output ulp ...
+    EXPECT_TRUE(r.bias_failed()) << r.text();  // ... but all of them toward zero
+    EXPECT_NEAR(r.bias_slope, -2.0 / 3.0 * u, 0.1 * u) << r.text();
+    EXPECT_GT(std::fabs(r.bias_slope), 3.0 * r.bias_limit) << r.text();
+  }
+}
+
+// The source check of an op whose activation the vendor runs as its own kernel allows that
+// kernel's bias (rn(act(rn(z))) against rn(act(z)), docs/tolerances.md): pinned per activation and
+// output type. relu maps the grid onto itself (no bias); the candidate check has none.
+TEST(Equivalence, UnfusedActivationBiasIsPinned) {
+  struct Row {
+    Activation a;
+    PrecisionPath p;
+    double bias;
+  };
+  const Row rows[] = {{Activation::relu, PrecisionPath::bf16, 0.0},
+                      {Activation::gelu_tanh, PrecisionPath::bf16, 1.827e-4},
+                      {Activation::gelu, PrecisionPath::bf16, 2.107e-4},
+                      {Activation::silu, PrecisionPath::bf16, 1.208e-4},
+                      {Activation::gelu_tanh, PrecisionPath::fp16, 1.131e-5},
+                      {Activation::silu, PrecisionPath::fp16, 2.456e-6}};
+  for (const Row& r : rows) {
+    const OpSpec plain = make_linear("fc1", r.p, 256, 4304, 1152, true);
+    const OpSpec with = make_linear("fc1", r.p, 256, 4304, 1152, true, r.a);
+    const double extra = tolerance_for(with, Check::source).max_bias - tolerance_for(plain, Check::source).max_bias;
+    std::printf("unfused %s, %s: bias allowance %.4g\n", to_string(r.a).c_str(), to_string(r.p).c_str(), extra);
+    EXPECT_NEAR(extra, r.bias, 0.01 * r.bias + 1e-12) << to_string(r.a) << " " << to_string(r.p);
+    EXPECT_EQ(tolerance_for(with, Check::candidate).max_bias, tolerance_for(plain, Check::candidate).max_bias);
+    // far below what an output truncation costs, (2/3) u_out
+    EXPECT_LT(extra, 0.1 * unit_roundoff(storage_dtype(r.p)));
+  }
+}
+
 TEST(Equivalence, ReferenceAgainstItselfAndPerturbed) {
   const OpSpec s = make_conv("c", PrecisionPath::bf16, 1, 16, 8, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true);
   const auto in = generate_inputs(s, 4);
@@ -233,9 +296,17 @@ TEST(Equivalence, ReferenceAgainstItselfAndPerturbed) {
   const Tolerance tol = tolerance_for(s, Check::source);
   EXPECT_TRUE(compare_outputs(y, y, tol).passed());
   Tensor z = y;
-  // One ulp everywhere passes (two roundings), three ulps at a value of order one fails.
+  // One ulp everywhere, up or down at random, passes (two roundings to nearest); one ulp
+  // everywhere away from zero is within tolerance element by element but a systematic error
+  // (the bias check); three ulps at a value of order one fails.
+  SplitMix64 rng(5);
+  for (std::int64_t i = 0; i < z.numel(); ++i) z.set_bits(i, (rng.next() & 1) ? z.bits(i) + 1 : z.bits(i) - 1);
+  EXPECT_TRUE(compare_outputs(y, z, tol).passed()) << compare_outputs(y, z, tol).text();
+  z = y;
   for (std::int64_t i = 0; i < z.numel(); ++i) z.set_bits(i, z.bits(i) + 1);
-  EXPECT_TRUE(compare_outputs(y, z, tol).passed());
+  const auto up = compare_outputs(y, z, tol);
+  EXPECT_EQ(up.failed, 0);
+  EXPECT_TRUE(up.bias_failed()) << up.text();
   std::int64_t big = 0;
   while (std::fabs(y.get(big)) < 0.5f) ++big;
   z = y;

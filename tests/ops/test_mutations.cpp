@@ -5,7 +5,8 @@
 //    pairing a check makes;
 //  - plausible bugs fail: a transposed operand, an off-by-one in K, one wrong element, bf16
 //    accumulation, a missing bias, a dropped boundary row (left poisoned, or zeroed), tf32
-//    operands truncated instead of rounded.
+//    operands truncated instead of rounded, bf16/fp16 outputs truncated instead of rounded,
+//    fp16 operands truncated to bf16.
 // Full-size inputs are generated; outputs are evaluated on a sample (1,500 random elements plus up
 // to 512 of the last output row), because emulating several kernels on every element of
 // 816 x 16384 x 2048 would take minutes. The table printed here is quoted in the docs.
@@ -42,6 +43,8 @@ std::vector<OpSpec> real_shapes() {
       make_matmul("pi0.gemma2b.attn.qk (8 q heads, 1 kv head)", PrecisionPath::bf16, {8}, {1}, 816, 816, 256, false,
                   true),
       make_linear("pi0.gate_proj as fp16", PrecisionPath::fp16, 816, 16384, 2048),
+      // fp16 at the largest K: the smallest margin of the bias check against an output truncation
+      make_linear("pi0.down_proj as fp16", PrecisionPath::fp16, 816, 2048, 16384),
       make_conv("act.layer4.0.conv2", PrecisionPath::tf32, 1, 512, 512, {15, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1,
                 false, first),
       make_conv("act.layer1.0.conv1 NHWC", PrecisionPath::tf32, 1, 64, 64, {120, 160}, {3, 3}, {1, 1}, {1, 1}, {1, 1},
@@ -173,10 +176,11 @@ void check_shape(const OpSpec& spec, std::map<std::string, int>& caught, std::ma
     const std::vector<float> vendor = tensor_core_like(false);
     const std::vector<float> tc_candidate = tensor_core_like(true);  // a CUDA candidate on tensor cores
     auto candidate_with = [&](const std::vector<ElementTerms>& terms, std::size_t k_end, Accumulation mode,
-                              bool with_bias) {
+                              bool with_bias, bool truncate_output = false) {
       return values([&](std::size_t e) {
         const float acc = emulate::accumulate(terms[e].a, terms[e].b, k_end, mode);
-        return emulate::epilogue(acc, with_bias ? static_cast<float>(terms[e].bias) : 0.0f, act, out);
+        const float bias = with_bias ? static_cast<float>(terms[e].bias) : 0.0f;
+        return truncate_output ? emulate::epilogue_truncated(acc, bias, act, out) : emulate::epilogue(acc, bias, act, out);
       });
     };
     const auto candidate = candidate_with(s.rn, K, Accumulation::fp32_sequential, true);
@@ -317,6 +321,23 @@ void check_shape(const OpSpec& spec, std::map<std::string, int>& caught, std::ma
         }
         results.emplace_back("tf32 operands truncated",
                              check(expected, candidate_with(truncated, K, Accumulation::fp32_sequential, true), c));
+      }
+      if (out != DType::f32) {
+        // bf16/fp16 output converted by truncation (`bits >> 16`, __float2half_rz) instead of
+        // rounding to nearest: within one output ulp per element, caught by the bias check.
+        results.emplace_back("output truncated",
+                             check(expected, candidate_with(base_terms, K, Accumulation::fp32_sequential, true, true), c));
+      }
+      if (spec.precision == PrecisionPath::fp16) {
+        // fp16 operands truncated to bf16's 7 mantissa bits (fp16 data fed to a bf16 MMA through
+        // a truncating conversion). bf16 operands have no narrower type to be truncated to.
+        std::vector<ElementTerms> narrowed = base_terms;
+        for (auto& t : narrowed) {
+          for (float& f : t.a) f = emulate::truncate_to(DType::bf16, f);
+          for (float& f : t.b) f = emulate::truncate_to(DType::bf16, f);
+        }
+        results.emplace_back("operands truncated to bf16",
+                             check(expected, candidate_with(narrowed, K, Accumulation::fp32_sequential, true), c));
       }
       if (spec.kind != OpKind::matmul && (spec.spatial_dims() == 0 || spec.conv.groups == 1)) {
         // The weight read as its transpose: [N][K] storage indexed as [K][N].

@@ -70,9 +70,11 @@ Tensor reference_rows(const OpSpec& spec, const std::vector<Tensor>& inputs, con
 }
 
 void print(const std::string& what, const EquivalenceReport& r) {
-  std::printf("%-52s %-9s %s  max abs %.3g  worst %.3g x allowed  (%lld elements)\n", what.c_str(),
+  char bias[64] = "";
+  if (r.bias_checked) std::snprintf(bias, sizeof bias, "  bias %.2e (limit %.2e)", r.bias_slope, r.bias_limit);
+  std::printf("%-52s %-9s %s  max abs %.3g  worst %.3g x allowed  (%lld elements)%s\n", what.c_str(),
               to_string(r.check).c_str(), r.passed() ? "pass" : "FAIL", r.max_abs_error, r.worst_ratio,
-              static_cast<long long>(r.count));
+              static_cast<long long>(r.count), bias);
 }
 
 }  // namespace

@@ -1,0 +1,60 @@
+"""The mutation generator behind scripts/h200-check-mutations: every mutation applies where the
+locked suite's proxies have its pattern, changes exactly what it names, and keeps the first line
+(a Hopper candidate's `// vxsynth-target: sm_90a`)."""
+from pathlib import Path
+
+from conftest import SUITE
+from vxsynth.mutants import MUTATIONS, mutate
+
+H200 = SUITE / "h200"
+
+
+def locked():
+    return sorted(p for p in H200.iterdir() if (p / "validation.json").is_file())
+
+
+def test_every_locked_proxy_gets_the_mutations_its_kind_needs():
+    benches = locked()
+    assert len(benches) >= 8
+    for b in benches:
+        src = (b / "cuda" / "candidate.cu").read_text()
+        m = mutate(src)
+        applied = {k for k, v in m.items() if v is not None}
+        if "layout_transform" in src.splitlines()[1]:
+            assert applied == {"transform_last_column", "transform_one_ulp"}, b.name
+            continue
+        if "_wgmma" in src or "vxsynth-target" in src.splitlines()[0]:
+            continue  # Hopper kernels: other patterns, reported as not applicable by the script
+        # Every GEMM-view proxy: a dropped k-tile and an unwritten last row.
+        assert {"dropped_k_tile", "last_row_unwritten"} <= applied, b.name
+        if "_bf16_" in src.splitlines()[1]:
+            assert "output_truncated" in applied, b.name
+        if "_tf32_tensor_core" in src.splitlines()[1]:
+            assert "tf32_operands_truncated" in applied, b.name
+
+
+def test_mutations_change_only_their_pattern_and_keep_the_first_line():
+    src = (H200 / "pi0-4-linear" / "cuda" / "candidate.cu").read_text()
+    hopper = "// vxsynth-target: sm_90a\n" + src
+    for text in (src, hopper):
+        m = mutate(text)
+        assert m["output_truncated"].count("__float2bfloat16_rz(") == 1
+        assert "__float2bfloat16_rz(" not in text
+        assert "k0 < k_end - kBK" in m["dropped_k_tile"]
+        assert "if (m + 1 < p.M) t.out[" in m["last_row_unwritten"]
+        for name, new in m.items():
+            if new is None:
+                continue
+            assert new.split("\n", 1)[0] == text.split("\n", 1)[0], name
+            # one region changed: the texts differ in a small number of lines
+            diff = [a for a, b in zip(text.splitlines(), new.splitlines()) if a != b]
+            assert 1 <= len(diff) <= 2, (name, diff)
+    tf32 = (H200 / "act-5-conv2d" / "cuda" / "candidate.cu").read_text()
+    t = mutate(tf32)["tf32_operands_truncated"]
+    assert "cvt.rna.tf32" not in t and "= __float_as_uint(v);" in t
+
+
+def test_a_candidate_without_the_patterns_gets_none():
+    m = mutate("// vxsynth-target: sm_90a\n__global__ void k() {}\n")
+    assert all(v is None for v in m.values())
+    assert len(MUTATIONS) == len(m)
