@@ -40,7 +40,12 @@ _STORE = r"(t\.out\[out_offset\(p, out_base, m, n\)\] = )([^;]+);"
 
 
 def _output_truncated(text: str) -> str | None:
-    # bf16 output rounded toward zero instead of to nearest (a `bits >> 16` conversion).
+    # bf16 output rounded toward zero instead of to nearest (a `bits >> 16` conversion). The
+    # Hopper family converts through one helper, from_float.
+    hopper = _sub_exactly(r"(elem_t from_float\(float v\) \{ return )__float2bfloat16(_rn)?\(v\);",
+                          r"\1__float2bfloat16_rz(v);", text)
+    if hopper is not None:
+        return hopper
     return _sub_exactly(_STORE.replace("([^;]+)", r"__float2bfloat16_rn\((\w+)\)"),
                         r"\1__float2bfloat16_rz(\2);", text) or \
         _sub_exactly(_STORE.replace("([^;]+)", r"__float2half_rn\((\w+)\)"), r"\1__float2half_rz(\2);", text)
@@ -54,13 +59,22 @@ def _tf32_truncated(text: str) -> str | None:
 
 
 def _dropped_k_tile(text: str) -> str | None:
-    # The mainloop stops one k-tile early (each split-K slice loses its last tile).
+    # The mainloop stops one k-tile early (each split-K slice loses its last tile). Hopper: the
+    # producer's and the consumers' tile count, one less.
+    hopper = _sub_exactly(r"const int ktiles = static_cast<int>\(\(p\.K \+ kBK - 1\) / kBK\);",
+                          "const int ktiles = static_cast<int>((p.K + kBK - 1) / kBK) - 1;", text)
+    if hopper is not None:
+        return hopper
     return _sub_exactly(r"for \(idx_t k0 = (\w+); k0 < k_end; k0 \+= kBK\)",
                         r"for (idx_t k0 = \1; k0 < k_end - kBK; k0 += kBK)", text)
 
 
 def _last_row_unwritten(text: str) -> str | None:
     # Off by one in the row bound of the output store: the GEMM view's last row stays poison.
+    # Hopper: only the direct epilogue has a row bound (a bulk store clips in the TMA unit).
+    if "_ep-direct_" in text.split("\n", 2)[1] if text.count("\n") > 1 else False:
+        return _sub_exactly(r"if \(row >= p\.M \|\| col >= p\.N\) continue;",
+                            "if (row + 1 >= p.M || col >= p.N) continue;", text)
     return _sub_exactly(_STORE, r"if (m + 1 < p.M) \1\2;", text)
 
 
