@@ -655,7 +655,14 @@ struct Vortex2Model::Impl {
   uint64_t next_time(const Core& core, uint64_t t) const {
     uint64_t next = kNever;
     if (!core.events.empty()) next = std::min(next, core.events.top().time);
-    if (!core.fetchq.empty()) next = std::min(next, std::max(core.fetchq.front().arrive, t + 1));
+    if (!core.fetchq.empty()) {
+      // Decode is in order: a front entry that has arrived but whose warp's instruction buffer
+      // is full waits for that warp to issue, which the warp's own term below covers (without
+      // this, a memory-bound kernel stepped every cycle of every load's latency).
+      const FetchEntry& f = core.fetchq.front();
+      const bool blocked = f.arrive <= t && core.warps[f.warp].ibuf.size() >= p.ibuf_size;
+      if (!blocked) next = std::min(next, std::max(f.arrive, t + 1));
+    }
     for (const Warp& w : core.warps) {
       if (!w.ibuf.empty()) next = std::min(next, std::max(operands_ready_at(w, w.ibuf.front()), t + 1));
       if (w.active && !w.suspended) next = std::min(next, std::max(w.ready_at, t + 1));
@@ -714,9 +721,22 @@ struct Vortex2Model::Impl {
         for (Core& core : cores) {
           if (core.done) continue;
           const uint64_t skipped = next - now - 1;
-          bool has_ibuf = false;
-          for (const Warp& w : core.warps) has_ibuf |= !w.ibuf.empty();
-          if (has_ibuf) core.ctr.scrb_stalls += skipped;
+          uint64_t slots_waiting = 0;  // issue slots with a buffered instruction (issue() counts one stall each)
+          for (uint32_t wid = 0; wid < config.warps; ++wid) {
+            const Warp& w = core.warps[wid];
+            if (w.ibuf.empty()) continue;
+            slots_waiting |= uint64_t{1} << (wid % p.issue_width);
+            // As issue() counts them each cycle: the unit producing each waiting warp's blocking register.
+            switch (blocking_fu(w, w.ibuf.front(), now + 1)) {
+              case kAlu: core.ctr.scrb_alu += skipped; break;
+              case kFpu: core.ctr.scrb_fpu += skipped; break;
+              case kLsu: core.ctr.scrb_lsu += skipped; break;
+              case kSfu: core.ctr.scrb_sfu += skipped; break;
+              case kNumFu: break;
+              default: core.ctr.scrb_tcu += skipped; break;
+            }
+          }
+          core.ctr.scrb_stalls += skipped * static_cast<uint64_t>(std::popcount(slots_waiting));
           if (!core.fetchq.empty() && core.fetchq.front().arrive <= now) core.ctr.ibuf_stalls += skipped;
           core.ctr.sched_idle += skipped;
           core.ctr.active_warp_cycles += skipped * core.active_count;
