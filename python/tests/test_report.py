@@ -65,9 +65,12 @@ def test_every_figure_is_written_and_referenced(made):
     pngs = [f for f in r["figures"] if f.endswith(".png")]
     locked = [b for b in json.loads((SUITE_DIR / "suite.json").read_text())["benchmarks"]
               if (SUITE_DIR / b["name"] / "signature.json").is_file()]
-    # coverage + matrix + one heatmap per operator family + a signature and a chain figure per locked benchmark
+    # coverage + matrix + one heatmap per operator family + a signature, a Vortex-side and a chain
+    # figure per locked benchmark (every locked benchmark has its vortex-signature.json)
     assert len(locked) >= 2
-    assert len(svgs) == 2 + 2 + 2 * len(locked), svgs
+    assert len(svgs) == 2 + 2 + 3 * len(locked), svgs
+    for b in locked:
+        assert f"figures/vortex-{b['name']}.svg" in svgs, f"{b['name']}: no Vortex-side figure"
     assert {Path(p).stem for p in pngs} == {Path(p).stem for p in svgs}
     for f in r["figures"]:
         p = out / f
@@ -114,6 +117,17 @@ def test_drawn_numbers_agree_with_the_records(made):
         for m in report.METRICS:
             dm = report.metric_distance(m, e["signature"]["signature"][m], e["reference"]["signature"]["metrics"][m])
             assert dm == pytest.approx(e["signature"]["distances"][m], abs=1e-9), (e["plan"]["name"], m)
+    # the Vortex side: the report's distance gives the recorded D to the CUDA proxy and to the reference
+    for e in locked:
+        assert "vortex" in e, f"{e['plan']['name']}: no vortex-signature.json"
+        side = e["vortex"]["side"]
+        dc = report.distance(e["vortex"]["metrics"], e["signature"]["signature"])
+        assert dc == pytest.approx(side["distance_to_cuda"]["d"], abs=1e-9), e["plan"]["name"]
+        dr = report.distance(e["vortex"]["metrics"], e["reference"]["signature"]["metrics"])
+        assert dr == pytest.approx(side["distance_to_reference"]["d"], abs=1e-9), e["plan"]["name"]
+        # no L2 in Vortex 2.x's default configuration: left out, never scored as 0
+        assert e["vortex"]["metrics"]["l2_hit_rate"] is None
+        assert side["distance_to_cuda"]["distances"]["l2_hit_rate"] is None
     # the heatmaps count every single-axis move with a parent, once per metric
     singles = sum(1 for e in locked for r in e["revisions"] if r["kind"] == "single" and r["parent"] is not None)
     res = report.responses(suite)
@@ -125,6 +139,18 @@ def test_drawn_numbers_agree_with_the_records(made):
     assert r1["moves"][0]["axis"] == "read_once"
     assert (r1["distances"]["l2_hit_rate"] - r0["distances"]["l2_hit_rate"]) in \
         res["matmul (linear, batched_matmul)"]["read_once"]["l2_hit_rate"]
+
+
+def test_bad_vortex_side_names_file_and_field(tmp_path):
+    bad = tmp_path / "vortex-signature.json"
+    bad.write_text(json.dumps({"schema": "vxsynth.signature/1", "kernels": [{"metrics": {}}]}))
+    with pytest.raises(report.ReportError, match=r"vortex-signature\.json: field 'vortex_side\.schema'"):
+        report.load_vortex_side(bad)
+    doc = json.loads((SUITE_DIR / "act-1-linear" / "vortex-signature.json").read_text())
+    del doc["vortex_side"]["cycles"]
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(report.ReportError, match=r"field 'vortex_side\.cycles' missing"):
+        report.load_vortex_side(bad)
 
 
 def test_bad_suite_names_file_and_field(tmp_path):
@@ -181,8 +207,9 @@ console.error = (...a) => { window.__probe.errors.push('console.error: ' + a.joi
 window.addEventListener('load', () => {
   const imgs = [...document.images];
   const bad = imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute('src'));
+  const loaded = imgs.filter(i => i.complete && i.naturalWidth > 0).map(i => i.getAttribute('src'));
   document.body.setAttribute('data-probe', JSON.stringify(
-    {images: imgs.length, bad: bad, errors: window.__probe.errors}));
+    {images: imgs.length, bad: bad, loaded: loaded, errors: window.__probe.errors}));
 });
 </script>"""
 
@@ -219,13 +246,17 @@ def test_report_loads_in_headless_chromium(made):
     assert result["images"] == n_svg
     assert result["bad"] == [], f"figures that did not load: {result['bad']}"
     assert result["errors"] == [], result["errors"]
+    # every locked benchmark's page shows its Vortex side (a missing file or figure fails here)
+    for b in json.loads((SUITE_DIR / "suite.json").read_text())["benchmarks"]:
+        if (SUITE_DIR / b["name"] / "signature.json").is_file():
+            assert f"figures/vortex-{b['name']}.svg" in result["loaded"], f"{b['name']}: Vortex-side figure not shown"
     console = [line for line in p.stderr.splitlines() if "CONSOLE" in line and "probe.html" in line]
     assert console == [], console
     shots = build_dir() / "report-screenshots"
     shots.mkdir(parents=True, exist_ok=True)
     # One screenshot per part: a copy of the page that starts at the part (headless screenshots
     # of a scrolled page come out blank), kept for a person to look at.
-    for anchor in ("coverage", "heatmaps", "pi0-1-batched-matmul"):
+    for anchor in ("coverage", "heatmaps", "pi0-1-batched-matmul", "vortex-pi0-1-batched-matmul"):
         cut = out / f"shot-{anchor}.html"
         cut.write_text(page.replace("<head>", "<head><script>document.addEventListener('DOMContentLoaded', () => {"
                                     f"const el = document.getElementById('{anchor}');"

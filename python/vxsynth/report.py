@@ -4,7 +4,8 @@
 
 Reads only files: SUITE_DIR/suite.json (the plan), SUITE_DIR/*.coverage.json (each workload's
 ranked hot kernels), and per benchmark reference.json, signature.json, validation.json and
-revisions.jsonl (a benchmark without signature.json is not locked). Writes OUT_DIR/index.html
+revisions.jsonl (a benchmark without signature.json is not locked), and vortex-signature.json (the
+Vortex side's signature, `vxsynth suite run --signature`) where it exists. Writes OUT_DIR/index.html
 and OUT_DIR/figures/*.svg and *.png. The page needs no server and no network: figures are
 files beside it, the table's sorting is a few lines of inline script. docs/report.md says what
 each figure shows and how to read it.
@@ -45,7 +46,22 @@ FAMILY = {"linear": "matmul (linear, batched_matmul)", "batched_matmul": "matmul
           "matmul": "matmul (linear, batched_matmul)", "conv1d": "convolution (conv1d, conv2d)",
           "conv2d": "convolution (conv1d, conv2d)"}
 BENCH_FILES = ("reference.json", "design.json", "signature.json", "validation.json", "revisions.jsonl",
-               "cuda/", "vortex/")
+               "vortex-signature.json", "cuda/", "vortex/")
+VORTEX_COLOR = "#17becf"
+# What each metric means on the Vortex side (docs/vxsim-timing.md, docs/suite.md), shown beside
+# its value: where the number is computed differently from the H200's or cannot be alike.
+VORTEX_MEANING = {
+    "l1_hit_rate": "data-cache read hit rate of the L1 shared by the socket (16 KiB, 4 ways, write-through)",
+    "l2_hit_rate": "not measured: Vortex 2.x has no L2 by default, so the metric is left out of D",
+    "coalescing": "bytes asked / 32-byte sectors touched per warp load (the ncu definition)",
+    "compute_throughput": "issued warp micro-instructions per issue slot (all units), not the SM's busiest pipe",
+    "tensor_utilization": "tensor micro-ops per issue slot of the Vortex TCU",
+    "atomics_per_instruction": "atomic warp instructions per warp instruction",
+    "arithmetic_intensity": "FP32 FLOPs (+ tensor FLOPs) per byte between the L1 and memory",
+    "dram_bandwidth": "memory bytes per second at the assumed core clock: a 1-core machine, not an H200",
+    "active_lane_fraction": "thread-instructions per warp instruction and warp width",
+    "occupancy": "active warps per warp slot of the design's Vortex cores, over the run's cycles",
+}
 
 
 class ReportError(ValueError):
@@ -84,6 +100,22 @@ def _load_revisions(path: Path) -> list[dict]:
     return rows
 
 
+def load_vortex_side(path: Path) -> dict:
+    """A benchmark's vortex-signature.json (a vxsynth.signature/1 with a "vortex_side" record)."""
+    doc = _load_json(path, "vxsynth.signature/1")
+    side = doc.get("vortex_side")
+    if not isinstance(side, dict) or side.get("schema") != "vxsynth.vortex-side/1":
+        raise ReportError(f"{path}: field 'vortex_side.schema': expected 'vxsynth.vortex-side/1' "
+                          "(written by `vxsynth suite run --signature`)")
+    kernels = doc.get("kernels")
+    if not isinstance(kernels, list) or len(kernels) != 1 or not isinstance(kernels[0].get("metrics"), dict):
+        raise ReportError(f"{path}: field 'kernels': expected one kernel with its metrics")
+    for field in ("machine", "cycles", "ipc", "distance_to_cuda", "distance_to_reference", "clock_mhz"):
+        if field not in side:
+            raise ReportError(f"{path}: field 'vortex_side.{field}' missing")
+    return {"metrics": kernels[0]["metrics"], "side": side}
+
+
 def load_suite(suite_dir: Path) -> dict:
     """Everything the report shows, from the suite folder's files."""
     plan = _load_json(suite_dir / "suite.json", "vxsynth.suite-plan/1")
@@ -104,6 +136,8 @@ def load_suite(suite_dir: Path) -> dict:
             entry["validation"] = _load_json(bdir / "validation.json", "vxsynth.validation/1")
             entry["design"] = _load_json(bdir / "design.json", "vxsynth.design/1")
             entry["revisions"] = _load_revisions(bdir / "revisions.jsonl")
+            if (bdir / "vortex-signature.json").is_file():
+                entry["vortex"] = load_vortex_side(bdir / "vortex-signature.json")
         benches.append(entry)
     if not benches:
         raise ReportError(f"{suite_dir / 'suite.json'}: field 'benchmarks': empty (nothing to report)")
@@ -269,6 +303,95 @@ def bench_figure(e: dict, figs: Figures) -> str:
     fig.suptitle(f"{e['plan']['name']}: profile signature, reference vs proxy", fontsize=11)
     fig.tight_layout(rect=(0, 0.08, 1, 1))
     return figs.save(fig, f"bench-{e['plan']['name']}")
+
+
+def vortex_figure(e: dict, figs: Figures) -> str:
+    """Left: the reference, the CUDA proxy and the Vortex side for each metric, as bars relative to
+    the largest of the three (labels: the values with units). Right: the per-metric distance
+    between the Vortex side and the CUDA proxy, and D."""
+    plt = _plt()
+    ref = e["reference"]["signature"]["metrics"]
+    sig = e["signature"]["signature"]
+    vx = e["vortex"]["metrics"]
+    side = e["vortex"]["side"]
+    dist = side["distance_to_cuda"]["distances"]
+    fig, (ax, axd) = plt.subplots(1, 2, figsize=(12, 6.2), sharey=True, gridspec_kw={"width_ratios": [1.6, 1]})
+    ys = list(range(len(METRICS)))
+    h = 0.27
+    for y, m in zip(ys, METRICS):
+        unit, scale = UNIT[m]
+        vals = (ref.get(m), sig.get(m), vx.get(m))
+        top = max(abs(v or 0) for v in vals) or 1.0
+        for off, v, col in ((-h, vals[0], "#7f7f7f"), (0, vals[1], GROUP_COLOR[GROUP_OF[m]]), (h, vals[2], VORTEX_COLOR)):
+            ax.barh(y + off, 0 if v is None else 100 * v / top, height=h, color=col,
+                    hatch="//" if col == VORTEX_COLOR else None, edgecolor="white" if col == VORTEX_COLOR else None)
+            ax.text(1 + (0 if v is None else 100 * v / top), y + off,
+                    "not measured" if v is None else f"{v * scale:.3g} {unit}", va="center", fontsize=7)
+    ax.set_yticks(ys, list(METRICS))
+    for t, m in zip(ax.get_yticklabels(), METRICS):
+        t.set_color(GROUP_COLOR[GROUP_OF[m]])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 140)
+    ax.set_xlabel("value, % of the largest of the three (labels: the values with units)")
+    ax.set_title("reference (grey, top), CUDA proxy on the H200 (colour, middle), Vortex side (cyan, bottom)")
+    for y in (2.5, 5.5, 7.5):
+        ax.axhline(y, color="#bbbbbb", lw=0.6)
+        axd.axhline(y, color="#bbbbbb", lw=0.6)
+    axd.barh(ys, [dist.get(m) or 0 for m in METRICS], color=VORTEX_COLOR, height=0.6)
+    for y, m in zip(ys, METRICS):
+        axd.text((dist.get(m) or 0), y, f" {_fmt(dist.get(m))}" if dist.get(m) is not None else " not scored",
+                 va="center", fontsize=7.5)
+    d = side["distance_to_cuda"]["d"]
+    if d is not None:
+        axd.axvline(d, color="black", ls="--", lw=1)
+    axd.set_xlim(0, 1.25)
+    axd.set_xlabel("distance, Vortex side to CUDA proxy (0 = same, 1 = max)")
+    axd.set_title(f"per-metric distance; dashed: D = {_fmt(d)}")
+    from matplotlib.patches import Patch
+    fig.legend(handles=[Patch(color="#7f7f7f", label="reference (H200)"),
+                        Patch(color="#555555", label="CUDA proxy (H200; colour = pressure group)"),
+                        Patch(facecolor=VORTEX_COLOR, hatch="//", edgecolor="white",
+                              label=f"Vortex side ({side['machine'].get('cores')}x{side['machine'].get('warps')}x"
+                                    f"{side['machine'].get('threads')}, vortex2 timing, {side['clock_mhz']:g} MHz)")],
+               loc="lower center", ncol=3, bbox_to_anchor=(0.5, 0), frameon=False)
+    fig.suptitle(f"{e['plan']['name']}: the Vortex side's signature beside the reference and the CUDA proxy",
+                 fontsize=11)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    return figs.save(fig, f"vortex-{e['plan']['name']}")
+
+
+def _vortex_section(e: dict, vstem: str | None, figs: "Figures") -> str:
+    name = e["plan"]["name"]
+    if "vortex" not in e:
+        return (f"<h3>The Vortex side</h3><p class='note'>No Vortex-side signature: "
+                f"<code>vxsynth suite run SUITE --signature --bench {_e(name)}</code> makes it.</p>")
+    side, vx = e["vortex"]["side"], e["vortex"]["metrics"]
+    ref = e["reference"]["signature"]["metrics"]
+    sig = e["signature"]["signature"]
+    m_ = side["machine"]
+    head = ("metric", "reference (H200)", "CUDA proxy (H200)", "Vortex side", "distance Vortex–CUDA",
+            "what it means on Vortex")
+    rows = []
+    for m in METRICS:
+        unit, scale = UNIT[m]
+        cells = [m] + ["not measured" if v is None else f"{v * scale:.4g} {unit}" for v in (ref.get(m), sig.get(m), vx.get(m))]
+        cells += [_fmt(side["distance_to_cuda"]["distances"].get(m)), VORTEX_MEANING[m]]
+        rows.append("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in cells) + "</tr>")
+    secs = side.get("wall_seconds", {}).get("simulate")
+    return (f"<h3 id='vortex-{_e(name)}'>The Vortex side</h3>"
+            f"<p>The committed Vortex benchmark at the profiled shape on the embedded simulator with the vortex2 "
+            f"timing model: {m_.get('cores')} core(s) × {m_.get('warps')} warps × {m_.get('threads')} threads, "
+            f"{side['cycles']:,} cycles, IPC {side['ipc']:.3f}, {side['clock_mhz']:g} MHz assumed"
+            + (f", {secs:.0f} s to simulate" if secs is not None else "") + ". "
+            f"D to the CUDA proxy {_fmt(side['distance_to_cuda']['d'], '.4f')} "
+            f"({side['distance_to_cuda'].get('scored', '?')} metrics scored), to the reference "
+            f"{_fmt(side['distance_to_reference']['d'], '.4f')}. The Vortex machine is not an H200: this D says how far "
+            f"the shapes of pressure differ between the two machines running the same design, not how good the proxy is "
+            f"(docs/report.md).</p>"
+            + _fig(vstem, f"{name}: the Vortex side's ten metrics beside the reference and the CUDA proxy, and the "
+                          f"distance between the Vortex side and the CUDA proxy", figs)
+            + "<table class='small'><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>" + "".join(rows)
+            + "</table>")
 
 
 def chain_figure(e: dict, figs: Figures) -> str:
@@ -503,9 +626,16 @@ section.bench { border-top: 2px solid #ddd; margin-top: 1.5em; }
 """
 
 
+def _vortex_cell(e: dict) -> tuple:
+    if "vortex" not in e:
+        return ("", "-")
+    d = e["vortex"]["side"]["distance_to_cuda"]["d"]
+    return (d if d is not None else "", _fmt(d))
+
+
 def suite_table(suite: dict, out: Path) -> str:
     head = ("benchmark", "workload", "op", "shape", "share %", "reference math", "proxy CUDA/Vortex", "tried/retained", "seed D", "final D",
-            "nearest D", "checks", "device s", "files")
+            "nearest D", "Vortex–CUDA D", "checks", "device s", "files")
     rows = []
     for e in suite["benches"]:
         p = e["plan"]
@@ -524,13 +654,14 @@ def suite_table(suite: dict, out: Path) -> str:
                      (v["precision"]["cuda"], _e(f"{v['precision']['cuda']}/{v['precision']['vortex']}")),
                      (s["revisions"], f"{s['revisions']}/{s['retained']}"), (s["seed_d"], f"{s['seed_d']:.3f}"),
                      (s["d"], f"{s['d']:.3f}"), (p.get("nearest_d"), _fmt(p.get("nearest_d"))),
+                     _vortex_cell(e),
                      ("", f"{v['source_check']['status']}/{v['candidate_check']['status']}"),
                      (s.get("device_seconds", 0), f"{s.get('device_seconds', 0):.0f}"), ("", files)]
         else:
             cells = [(p["name"], name), (p["workload"], _e(p["workload"])), (p["op"], _e(p["op"])),
                      (shape_of(e), _e(shape_of(e))), (100 * p["share"], f"{100 * p['share']:.1f}"),
                      (math_of(e), _e(math_of(e))), ("", "-"), ("", "-"), ("", "-"), ("", "not locked"), (p.get("nearest_d"), _fmt(p.get("nearest_d"))),
-                     ("", "-"), ("", "-"), ("", files)]
+                     ("", "-"), ("", "-"), ("", "-"), ("", files)]
         rows.append("<tr>" + "".join(f'<td data-v="{_e(v)}">{h}</td>' for v, h in cells) + "</tr>")
     return ("<table class='sortable'><thead><tr>" + "".join(f"<th>{h}</th>" for h in head)
             + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
@@ -550,7 +681,7 @@ def write_report(suite_dir: Path, out: Path, png: bool = True) -> dict:
              f"<h1>Suite report: {_e(suite_dir)}</h1>",
              f"<p class='note'>{len(locked)} of {len(suite['benches'])} benchmarks locked. Made by "
              f"<code>vxsynth report</code> from the committed files only (suite.json, *.coverage.json, "
-             f"each benchmark's reference.json, signature.json, validation.json, revisions.jsonl). "
+             f"each benchmark's reference.json, signature.json, validation.json, revisions.jsonl, vortex-signature.json). "
              f"How to read each figure: docs/report.md.</p>",
              "<nav><a href='#coverage'>coverage</a> · <a href='#table'>suite table</a> · "
              "<a href='#matrix'>distance matrix</a> · <a href='#heatmaps'>axis responses</a> · benchmarks: "
@@ -567,7 +698,9 @@ def write_report(suite_dir: Path, out: Path, png: bool = True) -> dict:
              "<h2 id='table'>Suite table</h2><p class='note'>Click a column to sort. share = of the "
              "workload's GPU kernel time (merged references added); reference math = the vendor kernel's math path; proxy "
              "CUDA/Vortex = the precision each side of the locked pair computes in; tried/retained "
-             "= revisions of the chain; nearest D = D from the reference to the nearest other reference.</p>",
+             "= revisions of the chain; nearest D = D from the reference to the nearest other reference; Vortex–CUDA D = D "
+             "between the Vortex side's signature (vortex2 timing model, the design's Vortex machine) and the CUDA "
+             "proxy's, '-' where none was made.</p>",
              suite_table(suite, out),
              "<h2 id='matrix'>Distance matrix of references and proxies</h2>",
              _fig(mat_stem, "D of every locked proxy (columns) to every suite reference (rows)", figs),
@@ -583,6 +716,7 @@ def write_report(suite_dir: Path, out: Path, png: bool = True) -> dict:
         name = e["plan"]["name"]
         s, v = e["signature"], e["validation"]
         bstem = bench_figure(e, figs)
+        vstem = vortex_figure(e, figs) if "vortex" in e else None
         cstem = chain_figure(e, figs)
         rel = os.path.relpath(e["dir"], out)
         parts += [f"<section class='bench' id='{_e(name)}'><h2>{_e(name)}</h2>",
@@ -594,6 +728,7 @@ def write_report(suite_dir: Path, out: Path, png: bool = True) -> dict:
                   + " ".join(f'<a href="{_e(rel)}/{f}">{f.rstrip("/")}</a>' for f in BENCH_FILES
                              if (e["dir"] / f.rstrip("/")).exists()) + "</p>",
                   _fig(bstem, f"{name}: reference vs proxy per metric (by pressure group) and the remaining distances", figs),
+                  _vortex_section(e, vstem, figs),
                   "<h3>Both checks</h3>", _checks_table(v),
                   "<h3>The chain</h3>", _fig(cstem, f"{name}: D per revision, retained vs reverted", figs),
                   _revision_table(e["revisions"]), "</section>"]

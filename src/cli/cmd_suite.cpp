@@ -6,7 +6,8 @@
 //   suite collect SUITE --run RUN               after the tasks: lock the finished chains, write the table
 //   suite lock   SUITE --run RUN [--bench B ...] each chain's best pair with both checks passed, into SUITE
 //   suite status SUITE [--json] [--run RUN]     the suite table, or a run's chains (state, revisions, best D)
-//   suite run    SUITE [--jobs N] [--bench B ...] every locked Vortex benchmark on the embedded simulator
+//   suite run    SUITE [--jobs N] [--bench B ...] [--signature] every locked Vortex benchmark on the embedded
+//                simulator; --signature: timed, writing each one's Vortex-side signature
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +22,7 @@
 #include "refine/suite.h"
 #include "refine/suite_run.h"
 #include "refine/suite_run_cluster.h"
+#include "refine/vortex_side.h"
 
 namespace vxsynth::cli {
 namespace {
@@ -30,7 +32,8 @@ namespace fs = std::filesystem;
 struct SuiteOptions {
   std::string suite, out, run, work;
   double merge_below = refine::kReferenceNoiseD;
-  bool json = false, resume = false, recheck = false;
+  bool json = false, resume = false, recheck = false, signature = false;
+  double clock_mhz = 200.0;
   int workers = 0, jobs = 0;
   std::vector<std::string> benches, starts, replay;
   // Passed through to every worker's `vxsynth refine`.
@@ -191,20 +194,31 @@ int run_status(const SuiteOptions& o) {
 
 int run_locked(const SuiteOptions& o) {
   const auto plan = refine::plan_suite(o.suite, o.merge_below);
-  const std::string work = o.work.empty() ? "build/suite-run" : o.work;
-  const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const auto results = refine::run_locked_suite(plan, work, jobs, o.benches, std::cout);
-  int ran = 0, failed = 0;
+  refine::LockedRunOptions lo;
+  if (!o.work.empty()) lo.work = o.work;
+  lo.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  lo.benches = o.benches;
+  lo.signature = o.signature;
+  if (!(o.clock_mhz > 0)) throw InputError("--clock-mhz", std::to_string(o.clock_mhz), "expected a clock above 0 MHz");
+  lo.clock_mhz = o.clock_mhz;
+  const auto results = refine::run_locked_suite(plan, lo, std::cout);
+  int ran = 0, failed = 0, written = 0;
   double build = 0, run = 0;
   for (const auto& r : results) {
     if (r.detail == "not locked") continue;
     ++ran;
     failed += !r.passed;
+    written += !r.signature_file.empty();
     build += r.build_seconds;
     run += r.run_seconds;
   }
-  std::cout << ran << " locked benchmark(s) run on the embedded simulator, " << failed << " failed; " << build
-            << " s building, " << run << " s simulating (summed over " << jobs << " parallel job(s))\n";
+  std::cout << ran << " locked benchmark(s) run on the embedded simulator" << (o.signature ? " with the vortex2 timing model" : "")
+            << ", " << failed << " failed; " << build << " s building, " << run << " s simulating (summed over " << lo.jobs
+            << " parallel job(s))\n";
+  if (o.signature) {
+    std::cout << written << " Vortex-side signature(s) written (" << refine::kVortexSignatureFile
+              << " in each benchmark's folder; `vxsynth suite status` shows D to the CUDA side)\n";
+  }
   if (ran == 0) std::cout << "no benchmark is locked yet: `vxsynth suite refine` then `vxsynth suite lock` (docs/suite.md)\n";
   return failed == 0 ? kExitOk : kExitWorkFailed;
 }
@@ -282,6 +296,11 @@ const CommandRegistrar reg(
       run->add_option("--jobs", o->jobs, "benchmarks at once (default: all cores)");
       run->add_option("--work", o->work, "build folder (default build/suite-run)");
       run->add_option("--bench", o->benches, "run only these benchmarks (repeatable)");
+      run->add_flag("--signature", o->signature,
+                    "run with the vortex2 timing model and write each benchmark's Vortex-side signature to "
+                    "SUITE/<bench>/vortex-signature.json (docs/suite.md)");
+      run->add_option("--clock-mhz", o->clock_mhz,
+                      "with --signature: the Vortex core clock for DRAM bandwidth and duration (default 200)");
 
       sub.footer("Exit codes: 0 success, 1 the work failed (a worker, a benchmark's check), 2 bad usage or bad input.");
       return [o, plan, refine, task, collect, lock, status, run]() -> int {

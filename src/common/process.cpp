@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -130,9 +131,12 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     }
     if (!exited) {
       const bool block = !pipe_open && !own_group;
-      const pid_t done = waitpid(pid, &status, block ? 0 : WNOHANG);
+      struct rusage usage {};
+      const pid_t done = wait4(pid, &status, block ? 0 : WNOHANG, &usage);
       if (done == pid) {
         exited = true;
+        result.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                             1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
       } else if (done < 0 && errno != EINTR) {
         throw WorkError("waiting for " + argv[0] + ": " + std::strerror(errno));
       } else if (!pipe_open && own_group) {

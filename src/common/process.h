@@ -25,6 +25,7 @@ struct ProcessResult {
   int exit_code = -1;      // exit status, or 128 + signal number when killed by a signal
   bool signaled = false;
   bool timed_out = false;  // killed with its process group after timeout_seconds
+  double cpu_seconds = 0;  // user + system CPU time of the child (not its own children), when it exited by itself
 };
 
 // WorkError when the program cannot be started (not found, not executable).

@@ -72,8 +72,13 @@ SimRunResult run_on_simulator(const design::DesignPoint& d, const BenchmarkFiles
   run.capture = &r.output;
   run.env = {"VXSIM_CORES=" + std::to_string(machine.cores), "VXSIM_WARPS=" + std::to_string(machine.warps),
              "VXSIM_THREADS=" + std::to_string(machine.threads),
-             "VXSIM_LOCAL_MEM=" + std::to_string(machine.local_mem_size)};
-  r.exit_code = run_process({bench, "-k", kernel.output, "-d", (vdir / "data").string(), "-o", dump}, run).exit_code;
+             "VXSIM_LOCAL_MEM=" + std::to_string(machine.local_mem_size),
+             std::string("VXSIM_TIMING=") + (options.timing ? "vortex2" : "none"), "VXSIM_TIMING_PARAMS=",
+             "VXSIM_TIMING_CONFIG=", "VXSIM_RUN_JSON=" + options.run_json};
+  if (!options.run_json.empty()) fs::remove(options.run_json, ec);
+  const ProcessResult pr = run_process({bench, "-k", kernel.output, "-d", (vdir / "data").string(), "-o", dump}, run);
+  r.exit_code = pr.exit_code;
+  r.run_cpu_seconds = pr.cpu_seconds;
   r.run_seconds = seconds_since(run_start);
 
   const auto instrs = r.output.rfind("PERF: instrs=");

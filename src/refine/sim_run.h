@@ -22,6 +22,11 @@ vxsim::Config simulator_config(const design::VortexConfig& v);
 struct SimRunOptions {
   std::string build_dir;  // default: <vortex_dir>/build
   bool verbose = false;   // print the commands
+  // With the vortex2 timing model (default parameters: the caller's VXSIM_TIMING_* settings are
+  // cleared), writing the run's vxsynth.vxsim-run/1 document (cycles, timing and functional
+  // counters; the host API's VXSIM_RUN_JSON) to `run_json`. Without it: functional only.
+  bool timing = false;
+  std::string run_json;
 };
 
 struct SimRunResult {
@@ -32,6 +37,7 @@ struct SimRunResult {
   ops::EquivalenceReport check;
   std::uint64_t thread_instructions = 0;  // from the PERF line
   double build_seconds = 0.0, run_seconds = 0.0;
+  double run_cpu_seconds = 0.0;  // CPU time of the run (a steadier figure than wall time on a shared machine)
 };
 
 // Builds kernel.vxbin (vortex-rt, RISC-V GCC) and main.cpp (host compiler, the vxsim host

@@ -23,6 +23,7 @@
 #include "refine/record.h"
 #include "refine/sim_run.h"
 #include "refine/suite_run_cluster.h"
+#include "refine/vortex_side.h"
 #include "signature/metrics.h"
 
 namespace vxsynth::refine {
@@ -520,7 +521,7 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
 
 Json suite_status(const SuitePlan& plan) {
   Json rows = Json::array();
-  std::vector<double> finals;
+  std::vector<double> finals, vortex_d;
   for (const auto& b : plan.benchmarks) {
     const fs::path dir = fs::path(plan.dir) / b.name;
     const Json ref = read_json_file(b.reference);
@@ -573,7 +574,22 @@ Json suite_status(const SuitePlan& plan) {
         row["final_d"] = fd;
       }
       row["goal_met"] = fd <= 0.05 && fd < 0.5 * b.nearest_d;
+      // The Vortex side at the profiled shape with the vortex2 timing model (suite run --signature).
+      const VortexSideStatus vs = read_vortex_side(dir);
+      if (vs.present) {
+        row["vortex"] = {{"file", kVortexSignatureFile},
+                         {"machine", vs.machine},
+                         {"cycles", vs.cycles},
+                         {"ipc", vs.ipc},
+                         {"d_cuda", vs.d_cuda ? Json(*vs.d_cuda) : Json(nullptr)},
+                         {"d_reference", vs.d_reference ? Json(*vs.d_reference) : Json(nullptr)},
+                         {"simulate_seconds", vs.run_seconds},
+                         {"stale", vs.stale.empty() ? Json(nullptr) : Json(vs.stale)}};
+      } else {
+        row["vortex"] = nullptr;
+      }
       finals.push_back(fd);
+      if (row["vortex"].is_object() && row["vortex"]["d_cuda"].is_number()) vortex_d.push_back(row["vortex"]["d_cuda"].get<double>());
     }
     rows.push_back(row);
   }
@@ -595,6 +611,12 @@ Json suite_status(const SuitePlan& plan) {
     const std::size_t m = finals.size();
     summary["median_final_d"] = m % 2 ? finals[m / 2] : 0.5 * (finals[m / 2 - 1] + finals[m / 2]);
   }
+  summary["vortex_signatures"] = vortex_d.size();
+  if (!vortex_d.empty()) {
+    std::sort(vortex_d.begin(), vortex_d.end());
+    const std::size_t m = vortex_d.size();
+    summary["median_vortex_d"] = m % 2 ? vortex_d[m / 2] : 0.5 * (vortex_d[m / 2 - 1] + vortex_d[m / 2]);
+  }
   return {{"schema", schema_id("suite-status", 1)}, {"dir", plan.dir}, {"rows", rows}, {"summary", summary}};
 }
 
@@ -603,7 +625,7 @@ std::string format_suite_status(const Json& status) {
   out << "suite " << status["dir"].get<std::string>() << "\n";
   out << std::left << std::setw(27) << "benchmark" << std::setw(16) << "op" << std::setw(15) << "shape" << std::right
       << std::setw(6) << "share" << std::setw(6) << "path" << std::setw(8) << "tried" << std::setw(9) << "seed D"
-      << std::setw(8) << "final D" << std::setw(6) << "own" << std::setw(9) << "nearest" << "  " << std::left << std::setw(10) << "checks"
+      << std::setw(8) << "final D" << std::setw(6) << "own" << std::setw(9) << "nearest" << std::setw(8) << "vx D" << "  " << std::left << std::setw(10) << "checks"
       << std::setw(7) << "dev s" << "largest remaining distances\n";
   for (const auto& r : status["rows"]) {
     std::string op = r["op"].get<std::string>();
@@ -612,7 +634,7 @@ std::string format_suite_status(const Json& status) {
         << std::setw(6) << r["precision"].get<std::string>();
     if (!r["locked"].get<bool>()) {
       out << std::setw(8) << "-" << std::setw(9) << "-" << std::setw(8) << "-" << std::setw(6) << "-" << std::setw(9)
-          << fixed(r["nearest_reference_d"].get<double>(), 3) << "  not locked";
+          << fixed(r["nearest_reference_d"].get<double>(), 3) << std::setw(8) << "-" << "  not locked";
     } else {
       const std::string tried = std::to_string(r["revisions"].get<int>()) + "/" + std::to_string(r["retained"].get<int>());
       const std::string checks = std::string(r["source_check"] == "passed" ? "ok" : "FAIL") + "/" +
@@ -623,7 +645,14 @@ std::string format_suite_status(const Json& status) {
           << (r.contains("repeats") ? std::to_string(r["nearest_is_own"].get<int>()) + "/" + std::to_string(r["repeats"].get<int>())
                                     : std::string("-"))
           << std::setw(9)
-          << fixed(r["nearest_reference_d"].get<double>(), 3) << "  " << std::left << std::setw(10) << checks << std::setw(7)
+          << fixed(r["nearest_reference_d"].get<double>(), 3);
+      const Json& vx = r.value("vortex", Json());
+      std::string vxd = "-";
+      if (vx.is_object()) {
+        vxd = vx["d_cuda"].is_number() ? fixed(vx["d_cuda"].get<double>(), 3) : "n/a";
+        vxd += vx["stale"].is_null() ? " " : "!";
+      }
+      out << std::setw(8) << vxd << "  " << std::left << std::setw(10) << checks << std::setw(7)
           << fixed(r["device_seconds"].get<double>(), 0);
       std::string worst;
       for (const auto& w : r["largest_distances"]) {
@@ -633,6 +662,10 @@ std::string format_suite_status(const Json& status) {
       out << worst;
     }
     out << "\n";
+    if (r.contains("vortex") && r["vortex"].is_object() && !r["vortex"]["stale"].is_null()) {
+      out << "    Vortex-side signature stale: " << r["vortex"]["stale"].get<std::string>()
+          << " (run `vxsynth suite run SUITE --signature --bench " << r["benchmark"].get<std::string>() << "`)\n";
+    }
     if (r["serves"].size() > 1) {
       std::string also;
       for (std::size_t i = 1; i < r["serves"].size(); ++i) also += (also.empty() ? "" : ", ") + r["serves"][i].get<std::string>();
@@ -642,6 +675,10 @@ std::string format_suite_status(const Json& status) {
   const Json& s = status["summary"];
   out << "\n" << s["locked"].get<int>() << " of " << s["benchmarks"].get<int>() << " benchmarks locked";
   if (s.contains("median_final_d")) out << "; median final D " << fixed(s["median_final_d"].get<double>(), 4);
+  if (s.contains("median_vortex_d")) {
+    out << "; Vortex-side signatures " << s["vortex_signatures"].get<int>() << ", median vx D "
+        << fixed(s["median_vortex_d"].get<double>(), 4);
+  }
   out << "\ndistinct kernels per workload:";
   for (const auto& [w, v] : s["per_workload"].items()) {
     out << " " << w << " " << v["benchmarks"].get<int>() << " (of " << v["references"].get<int>() << " references)";
@@ -649,7 +686,9 @@ std::string format_suite_status(const Json& status) {
   out << "\ncolumns: share = of the workload's GPU time (merged references added); path = the reference's math; tried = "
          "revisions tried/retained; seed D marked s: the chain started from another design than the seed; nearest = D from the reference to the nearest other reference; final D = mean over the "
          "repeat profiles when there are (else the locked profile), marked * when it misses the goal (<= 0.05 and below "
-         "half of nearest); own = in how many repeat profiles the proxy is nearest its own reference of the suite's; checks = source/candidate; dev s = device seconds of the chain\n";
+         "half of nearest); own = in how many repeat profiles the proxy is nearest its own reference of the suite's; vx D = D between the "
+         "Vortex side (vortex2 timing model at the profiled shape, vortex-signature.json) and the locked CUDA side, ! when stale, - when "
+         "not made (`suite run --signature`); checks = source/candidate; dev s = device seconds of the chain\n";
   return out.str();
 }
 
@@ -657,8 +696,15 @@ std::string format_suite_status(const Json& status) {
 
 namespace vxsynth::refine {
 
-std::vector<LockedRun> run_locked_suite(const SuitePlan& plan, const std::string& work, int jobs,
-                                        const std::vector<std::string>& benches, std::ostream& progress) {
+std::vector<LockedRun> run_locked_suite(const SuitePlan& plan, const LockedRunOptions& options, std::ostream& progress) {
+  const std::string& work = options.work;
+  const std::vector<std::string>& benches = options.benches;
+  const int jobs = options.jobs;
+  for (const auto& name : benches) {
+    if (std::none_of(plan.benchmarks.begin(), plan.benchmarks.end(), [&](const auto& b) { return b.name == name; })) {
+      throw InputError("--bench", name, "not a benchmark of " + plan.dir);
+    }
+  }
   std::vector<const SuiteBenchmark*> todo;
   for (const auto& b : plan.benchmarks) {
     if (!benches.empty() && std::find(benches.begin(), benches.end(), b.name) == benches.end()) continue;
@@ -697,21 +743,54 @@ std::vector<LockedRun> run_locked_suite(const SuitePlan& plan, const std::string
       }
       SimRunOptions so;
       so.build_dir = (dir / "build").string();
+      if (options.signature) {
+        so.timing = true;
+        so.run_json = (dir / "build" / "vxsim-run.json").string();
+      }
       const auto sr = run_on_simulator(d, files, so);
       r.passed = sr.passed;
       r.build_seconds = sr.build_seconds;
       r.run_seconds = sr.run_seconds;
+      r.run_cpu_seconds = sr.run_cpu_seconds;
       r.thread_instructions = sr.thread_instructions;
       std::string first = sr.check_text.substr(0, sr.check_text.find('\n'));
       r.detail = first;
       if (!sr.passed && first.empty()) r.detail = "exit " + std::to_string(sr.exit_code) + ": " + sr.output.substr(0, 300);
       if (differ) r.detail += " (" + std::to_string(differ) + " committed Vortex file(s) differ from today's generator)";
+      if (options.signature && sr.passed) {
+        if (!fs::is_regular_file(so.run_json)) throw WorkError("the benchmark wrote no " + so.run_json + " (VXSIM_RUN_JSON)");
+        VortexSideRun vr;
+        vr.run = read_json_file(so.run_json);
+        vr.clock_mhz = options.clock_mhz;
+        vr.build_seconds = sr.build_seconds;
+        vr.run_seconds = sr.run_seconds;
+        vr.run_cpu_seconds = sr.run_cpu_seconds;
+        vr.check = first;
+        vr.command = "vxsynth suite run " + plan.dir + " --signature --bench " + b.name +
+                     (options.clock_mhz != 200.0 ? " --clock-mhz " + fixed(options.clock_mhz, 1) : std::string());
+        const Json doc = vortex_side_document(locked, vr);
+        // Written beside the other files, in one step (a reader never sees half a file).
+        const fs::path tmp = locked / (std::string(kVortexSignatureFile) + ".tmp");
+        write_json_file(tmp.string(), doc);
+        fs::rename(tmp, locked / kVortexSignatureFile);
+        r.signature_file = (locked / kVortexSignatureFile).string();
+        r.cycles = vr.run["cycles"].get<std::uint64_t>();
+        const Json& dc = doc["vortex_side"]["distance_to_cuda"]["d"];
+        if (dc.is_number()) r.d_cuda = dc.get<double>();
+      }
     } catch (const std::exception& e) {
+      r.passed = false;
       r.detail = e.what();
     }
     std::lock_guard<std::mutex> lock(mu);
     progress << (r.passed ? "PASS " : "FAIL ") << b.name << ": " << r.detail << " (build " << fixed(r.build_seconds, 1)
-             << " s, run " << fixed(r.run_seconds, 1) << " s, " << r.thread_instructions << " thread-instructions)\n";
+             << " s, run " << fixed(r.run_seconds, 1) << " s wall / " << fixed(r.run_cpu_seconds, 1) << " s CPU, "
+             << r.thread_instructions << " thread-instructions";
+    if (!r.signature_file.empty()) {
+      progress << ", " << r.cycles << " cycles; D to the CUDA side " << (r.d_cuda ? fixed(*r.d_cuda, 4) : "-") << "; wrote "
+               << r.signature_file;
+    }
+    progress << ")\n";
     progress.flush();
   };
   std::vector<std::thread> pool;

@@ -13,6 +13,7 @@
 #include <iosfwd>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,14 +99,27 @@ struct LockedRun {
   std::string bench;
   bool passed = false;
   std::string detail;  // the check's summary, or why it did not run
-  double build_seconds = 0, run_seconds = 0;
+  double build_seconds = 0, run_seconds = 0, run_cpu_seconds = 0;
   std::uint64_t thread_instructions = 0;
+  // With LockedRunOptions::signature: the timed run's cycles and the file written ("" = none).
+  std::uint64_t cycles = 0;
+  std::string signature_file;
+  std::optional<double> d_cuda;  // D between the Vortex side and the locked CUDA side
+};
+
+struct LockedRunOptions {
+  std::string work = "build/suite-run";  // build folder
+  int jobs = 1;                          // benchmarks at once
+  std::vector<std::string> benches;      // empty: all locked
+  // Run with the vortex2 timing model and write SUITE/<bench>/vortex-signature.json
+  // (refine/vortex_side.h) for each benchmark whose check passed.
+  bool signature = false;
+  double clock_mhz = 200.0;
 };
 
 // `make run`: every locked benchmark's Vortex side, built from its committed sources (inputs
 // generated from validation.json's seed at the profiled shape) and run on the embedded
 // simulator with its check against the CPU reference; `jobs` benchmarks at once.
-std::vector<LockedRun> run_locked_suite(const SuitePlan& plan, const std::string& work, int jobs,
-                                        const std::vector<std::string>& benches, std::ostream& progress);
+std::vector<LockedRun> run_locked_suite(const SuitePlan& plan, const LockedRunOptions& options, std::ostream& progress);
 
 }  // namespace vxsynth::refine

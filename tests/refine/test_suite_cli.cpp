@@ -19,6 +19,7 @@
 #include "common/process.h"
 #include "refine/evaluation.h"
 #include "refine/record.h"
+#include "refine/vortex_side.h"
 
 namespace vxsynth::refine {
 namespace {
@@ -254,6 +255,37 @@ TEST(SuiteCli, LockStatusAndRunOfACheckedChain) {
   ASSERT_EQ(ok.code, 0) << ok.output;
   EXPECT_NE(ok.output.find("PASS act-4-linear"), std::string::npos) << ok.output;
   EXPECT_NE(ok.output.find("1 locked benchmark(s) run"), std::string::npos) << ok.output;
+  EXPECT_FALSE(fs::exists(bench / kVortexSignatureFile));
+  // --signature: the same run with the vortex2 timing model writes the Vortex-side signature
+  // beside the locked files, and status shows its D to the CUDA side.
+  const CliRun timed = vxsynth({"suite", "run", suite.string(), "--work", work.string(), "--jobs", "1", "--signature"});
+  ASSERT_EQ(timed.code, 0) << timed.output;
+  EXPECT_NE(timed.output.find("1 Vortex-side signature(s) written"), std::string::npos) << timed.output;
+  const VortexSideStatus vs = read_vortex_side(bench);
+  ASSERT_TRUE(vs.present) << timed.output;
+  EXPECT_EQ(vs.stale, "");
+  EXPECT_GT(vs.cycles, 0);
+  ASSERT_TRUE(vs.d_cuda.has_value());
+  const Json vdoc = read_json_file((bench / kVortexSignatureFile).string());
+  EXPECT_EQ(vdoc["vortex_side"]["timing_model"], "vortex2");
+  EXPECT_EQ(vdoc["vortex_side"]["vortex_sources"]["kernel.cpp"], sha256_file((bench / "vortex" / "kernel.cpp").string()));
+  EXPECT_TRUE(vdoc["kernels"][0]["metrics"]["l2_hit_rate"].is_null());  // no L2 by default: not measured
+  EXPECT_EQ(vdoc["vortex_side"]["distance_to_cuda"]["scored"], 9);
+  const CliRun st_timed = vxsynth({"suite", "status", suite.string(), "--json"});
+  ASSERT_EQ(st_timed.code, 0) << st_timed.output;
+  bool row_seen = false;
+  const Json st_rows = Json::parse(st_timed.output);
+  for (const auto& row : st_rows["rows"]) {
+    if (row["benchmark"] != "act-4-linear") continue;
+    row_seen = true;
+    ASSERT_TRUE(row["vortex"].is_object()) << row.dump();
+    EXPECT_DOUBLE_EQ(row["vortex"]["d_cuda"].get<double>(), *vs.d_cuda);
+    EXPECT_TRUE(row["vortex"]["stale"].is_null());
+  }
+  EXPECT_TRUE(row_seen);
+  const CliRun unknown = vxsynth({"suite", "run", suite.string(), "--work", work.string(), "--bench", "no-such-bench"});
+  EXPECT_EQ(unknown.code, 2) << unknown.output;
+  EXPECT_NE(unknown.output.find("no-such-bench"), std::string::npos) << unknown.output;
   // suite run builds the committed Vortex kernel: a wrong one (the accumulation made a
   // subtraction) must fail the check, not be regenerated behind the user's back.
   std::string kernel = slurp(bench / "vortex" / "kernel.cpp");
@@ -264,6 +296,11 @@ TEST(SuiteCli, LockStatusAndRunOfACheckedChain) {
   const CliRun broken = vxsynth({"suite", "run", suite.string(), "--work", work.string(), "--jobs", "1"});
   EXPECT_EQ(broken.code, 1) << broken.output;
   EXPECT_NE(broken.output.find("FAIL act-4-linear"), std::string::npos) << broken.output;
+  // The Vortex-side signature was made from the kernel before the edit: status says so.
+  const CliRun stale = vxsynth({"suite", "status", suite.string()});
+  EXPECT_NE(stale.output.find("Vortex-side signature stale: the Vortex sources changed since it ran: kernel.cpp"),
+            std::string::npos)
+      << stale.output;
 }
 
 // The committed suite is what it says: each locked CUDA file is the one profiled (its digest is
@@ -301,8 +338,78 @@ TEST(SuiteCli, CommittedLockedSuiteIsConsistent) {
       EXPECT_EQ(slurp(f.path()), slurp(fs::path(files.vortex_dir) / f.path().filename()))
           << f.path() << " differs from what the generator writes today: re-lock with a new candidate check, docs/suite.md \"Re-locking\"";
     }
+    // The Vortex side's signature was made from these sources, this design and this lock's
+    // CUDA signature, with today's formulas (read_vortex_side recomputes all of it).
+    const VortexSideStatus vs = read_vortex_side(b);
+    EXPECT_TRUE(vs.present) << b << ": no vortex-signature.json: `vxsynth suite run suite/vx-robotics/h200 --signature --bench "
+                            << b.filename().string() << "`";
+    EXPECT_EQ(vs.stale, "") << b << ": make it again with `vxsynth suite run suite/vx-robotics/h200 --signature --bench "
+                            << b.filename().string() << "`";
+    if (vs.present) {
+      ASSERT_TRUE(vs.d_cuda.has_value()) << b;
+      EXPECT_GT(vs.cycles, 0) << b;
+      // The recorded machine is the design's.
+      const Json design = read_json_file((b / "design.json").string());
+      EXPECT_EQ(vs.machine, std::to_string(design["vortex"]["cores"].get<int>()) + "x" +
+                                std::to_string(design["vortex"]["warps"].get<int>()) + "x" +
+                                std::to_string(design["vortex"]["threads"].get<int>()))
+          << b;
+    }
   }
   EXPECT_GE(locked, 11);
+}
+
+// A Vortex-side signature that no longer describes its pair says so: changed sources, a re-lock
+// (another CUDA signature), a changed formula; and `vxsynth distance` reads the file as it is.
+TEST(SuiteCli, StaleVortexSideSignatureIsDetected) {
+  const fs::path from = "../suite/vx-robotics/h200/act-1-linear";
+  ASSERT_TRUE(fs::is_regular_file(from / kVortexSignatureFile));
+  const fs::path b = scratch("vortex-side") / "act-1-linear";
+  fs::create_directories(b.parent_path());
+  fs::copy(from, b, fs::copy_options::recursive);
+  VortexSideStatus ok = read_vortex_side(b);
+  ASSERT_TRUE(ok.present);
+  EXPECT_EQ(ok.stale, "");
+  ASSERT_TRUE(ok.d_cuda.has_value());
+  const Json doc = read_json_file((b / kVortexSignatureFile).string());
+  EXPECT_DOUBLE_EQ(*ok.d_cuda, doc["vortex_side"]["distance_to_cuda"]["d"].get<double>());
+
+  // vxsynth distance compares the committed file with the reference like any signature.
+  const CliRun dist = vxsynth({"distance", (b / kVortexSignatureFile).string(), (b / "reference.json").string(), "--json"});
+  ASSERT_EQ(dist.code, 0) << dist.output;
+  EXPECT_NEAR(Json::parse(dist.output)["distance"]["D"].get<double>(),
+              doc["vortex_side"]["distance_to_reference"]["d"].get<double>(), 1e-12);
+
+  // A kernel edit after the run.
+  std::ofstream(b / "vortex" / "kernel.cpp", std::ios::app) << "\n// edited\n";
+  EXPECT_NE(read_vortex_side(b).stale.find("kernel.cpp"), std::string::npos) << read_vortex_side(b).stale;
+  fs::copy_file(from / "vortex" / "kernel.cpp", b / "vortex" / "kernel.cpp", fs::copy_options::overwrite_existing);
+  EXPECT_EQ(read_vortex_side(b).stale, "");
+
+  // A re-lock that changed the CUDA side's signature.
+  Json sig = read_json_file((b / "signature.json").string());
+  sig["signature"]["occupancy"] = sig["signature"]["occupancy"].get<double>() + 7.5;
+  write_json_file((b / "signature.json").string(), sig);
+  EXPECT_NE(read_vortex_side(b).stale.find("signature.json changed"), std::string::npos);
+  fs::copy_file(from / "signature.json", b / "signature.json", fs::copy_options::overwrite_existing);
+
+  // A metric value that the recorded counters do not give.
+  Json edited = doc;
+  edited["kernels"][0]["metrics"]["occupancy"] = edited["kernels"][0]["metrics"]["occupancy"].get<double>() * 1.5;
+  write_json_file((b / kVortexSignatureFile).string(), edited);
+  EXPECT_NE(read_vortex_side(b).stale.find("occupancy is not what the recorded counters give"), std::string::npos)
+      << read_vortex_side(b).stale;
+
+  // Not a Vortex-side file at all: an error naming the file and field.
+  Json plain = doc;
+  plain.erase("vortex_side");
+  write_json_file((b / kVortexSignatureFile).string(), plain);
+  try {
+    read_vortex_side(b);
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("vortex_side.schema"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -289,6 +289,7 @@ Buffer* Device::upload_kernel(std::span<const uint8_t> bytes, const std::string&
   try {
     const ProgramInfo info = sim_.load_program_bytes(bytes, name, /*apply_acl=*/true);
     buffer->entry = info.entry;
+    kernel_name_ = name;
   } catch (...) {
     free(buffer);
     throw;
@@ -374,6 +375,37 @@ uint64_t Device::stored_counter(uint32_t core, uint32_t slot) const {
   uint64_t value = 0;
   std::memcpy(&value, sim_.io_block().data() + kIoMpmAddr + kIoMpmCoreStride * core + 8 * slot, 8);
   return value;
+}
+
+Json Device::run_json() const {
+  std::lock_guard lock(mutex_);
+  const Config& config = sim_.config();
+  Json doc;
+  doc["schema"] = schema_id("vxsim-run", 1);
+  doc["kernel"] = kernel_name_;
+  doc["launches"] = launches_;
+  doc["config"] = {{"cores", config.cores},
+                   {"warps", config.warps},
+                   {"threads", config.threads},
+                   {"local_mem_size", config.local_mem_size},
+                   {"max_instructions", config.max_instructions}};
+  doc["exit_code"] = outcome_.faulted ? Json(nullptr) : Json(outcome_.exit_code);
+  doc["fault"] = outcome_.faulted ? Json{{"report", outcome_.error}} : Json(nullptr);
+  if (timing_) {
+    doc["instrs"] = timing_total_.total.instrs;
+    doc["cycles"] = timing_total_.cycles;
+    doc["ipc"] = timing_total_.total.instrs / static_cast<double>(std::max<uint64_t>(1, timing_total_.cycles));
+    doc["note"] = "vortex2 timing model through the host API; counters summed over " + std::to_string(launches_) +
+                  " launch(es), start-up code included";
+    doc["timing"] = timing::timing_to_json(timing_total_, timing_->params(), config);
+  } else {
+    doc["instrs"] = total_.simx_thread_instructions(config.threads);
+    doc["cycles"] = nullptr;
+    doc["ipc"] = nullptr;
+    doc["note"] = "functional simulation through the host API: cycles and IPC are not modelled (VXSIM_TIMING=vortex2 models them)";
+  }
+  doc["counters"] = counters_to_json(total_, per_core_, config);
+  return doc;
 }
 
 void Device::dump_perf(std::FILE* stream) const {

@@ -105,6 +105,11 @@ class Device {
   // exit, read from the IO block as Vortex's runtime reads it (vx_mpm_query).
   uint64_t stored_counter(uint32_t core, uint32_t slot) const;
   void dump_perf(std::FILE* stream) const;
+  // The run as `vxsynth sim run --json` gives it (vxsynth.vxsim-run/1): configuration, exit
+  // code of the last launch, functional counters and, with a timing model, cycles and the
+  // timing counters, all summed over the launches since open. vx_dev_close writes it to
+  // $VXSIM_RUN_JSON when that is set (how `vxsynth suite run --signature` reads a benchmark).
+  Json run_json() const;
 
   void set_console_mode(ConsoleMode mode) { console_mode_ = mode; }
   const std::string& console_text() const { return console_text_; }
@@ -121,6 +126,7 @@ class Device {
   std::map<uint32_t, std::unique_ptr<Buffer>> buffers_;  // by address
   ConsoleMode console_mode_ = ConsoleMode::kSlotPrefix;
   std::string console_text_;
+  std::string kernel_name_;  // of the last vx_upload_kernel
 
   mutable std::mutex mutex_;
   std::condition_variable done_cv_;

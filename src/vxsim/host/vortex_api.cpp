@@ -3,6 +3,7 @@
 // and a non-zero return, and never lets a C++ exception cross into the C caller.
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -129,6 +130,9 @@ int vx_dev_close(vx_device_h hdevice) {
     device->wait(VX_MAX_TIMEOUT);
     device->dump_perf(stdout);
     std::fflush(stdout);
+    if (const char* file = std::getenv("VXSIM_RUN_JSON"); file != nullptr && *file != '\0') {
+      vxsynth::write_json_file(file, device->run_json());
+    }
     {
       std::lock_guard lock(g_handles_mutex);
       g_devices.erase(device);
