@@ -260,7 +260,9 @@ def test_report_loads_in_headless_chromium(made):
         cut = out / f"shot-{anchor}.html"
         cut.write_text(page.replace("<head>", "<head><script>document.addEventListener('DOMContentLoaded', () => {"
                                     f"const el = document.getElementById('{anchor}');"
-                                    "while (el.previousElementSibling) el.previousElementSibling.remove(); });"
+                                    # everything before the part, at every level up to the body
+                                    "for (let n = el; n && n !== document.body; n = n.parentElement) "
+                                    "while (n.previousElementSibling) n.previousElementSibling.remove(); });"
                                     "</script>", 1))
         shot = shots / f"{anchor}.png"
         subprocess.run(flags + ["--window-size=1280,1600", "--hide-scrollbars", "--virtual-time-budget=10000",
