@@ -20,9 +20,9 @@ pytest.importorskip("matplotlib", reason="python3-matplotlib missing (scripts/in
 from vxsynth import report  # noqa: E402
 
 SUITE_DIR = SUITE / "h200"
-# Locked benchmarks whose Vortex-side signature is not made yet: pi0-2-linear needs about half an
-# hour of the timing model (docs/measurements/vortex-suite-signatures.md).
-PENDING_VORTEX = {"pi0-2-linear"}
+# Locked benchmarks whose Vortex-side signature is not made yet (none today; a new lock's is made
+# with `vxsynth suite run SUITE --signature --bench B`).
+PENDING_VORTEX: set = set()
 
 
 class Refs(HTMLParser):

@@ -341,14 +341,9 @@ TEST(SuiteCli, CommittedLockedSuiteIsConsistent) {
     // The Vortex side's signature was made from these sources, this design and this lock's
     // CUDA signature, with today's formulas (read_vortex_side recomputes all of it).
     const VortexSideStatus vs = read_vortex_side(b);
-    // pi0-2-linear (816x16384x2048, about 100 G thread-instructions with the tensor unit's
-    // micro-ops) needs about half an hour of the timing model: its file is not made yet
-    // (docs/measurements/vortex-suite-signatures.md). Every other locked benchmark must have one.
-    const bool pending = b.filename() == "pi0-2-linear";
-    if (!pending) {
-      EXPECT_TRUE(vs.present) << b << ": no vortex-signature.json: `vxsynth suite run suite/vx-robotics/h200 --signature --bench "
-                              << b.filename().string() << "`";
-    }
+    // Every locked benchmark has one (pi0-2-linear's took about 20 minutes of one core).
+    EXPECT_TRUE(vs.present) << b << ": no vortex-signature.json: `vxsynth suite run suite/vx-robotics/h200 --signature --bench "
+                            << b.filename().string() << "`";
     EXPECT_EQ(vs.stale, "") << b << ": make it again with `vxsynth suite run suite/vx-robotics/h200 --signature --bench "
                             << b.filename().string() << "`";
     if (vs.present) {
