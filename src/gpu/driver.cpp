@@ -1,5 +1,6 @@
 #include "gpu/driver.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -26,6 +27,15 @@ std::uint64_t seed_or_fresh(std::uint64_t seed) {
   if (seed != 0) return seed;
   std::random_device rd;
   return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+}
+
+// One request to the candidate process (a launch, under ncu a profiled one) may take this long
+// before the runner is killed and the batch goes on: two minutes, or half the whole job's
+// timeout when that is shorter.
+double candidate_timeout(const DriverOptions& options) {
+  double t = 120;
+  if (options.timeout_seconds > 0) t = std::min(t, options.timeout_seconds / 2);
+  return std::max(t, 1.0);
 }
 
 }  // namespace
@@ -115,6 +125,7 @@ RunOutcome run_candidates(const RunRequest& request, const DriverOptions& option
   job.write_tensors = request.write_tensors;
   job.cpu_check = request.cpu_check;
   job.record_kernels = !request.memcheck;  // CUPTI and the sanitizer do not share a process
+  job.candidate_timeout_seconds = candidate_timeout(options);
   Json builds;
   job.candidates = build_and_admit(request.candidates, options, builds);
   write_json_file((fs::path(job.out_dir) / "builds.json").string(), builds);
@@ -124,7 +135,8 @@ RunOutcome run_candidates(const RunRequest& request, const DriverOptions& option
   constexpr int kMemcheckExit = 86;
   if (request.memcheck) {
     outcome.memcheck_log = (fs::path(job.out_dir) / "memcheck.log").string();
-    argv.insert(argv.begin(), {find_compute_sanitizer(), "--tool", "memcheck", "--error-exitcode",
+    // --target-processes all: the candidates run in the runner, a child of the harness.
+    argv.insert(argv.begin(), {find_compute_sanitizer(), "--tool", "memcheck", "--target-processes", "all", "--error-exitcode",
                                std::to_string(kMemcheckExit), "--log-file", outcome.memcheck_log});
   }
   ProcessOptions po;
@@ -177,6 +189,7 @@ ProfileOutcome profile_candidates(const ProfileRequest& request, const DriverOpt
   job.with_reference = request.with_reference;
   job.write_tensors = false;
   job.cpu_check = CpuCheck::off;
+  job.candidate_timeout_seconds = candidate_timeout(options);
   Json builds;
   job.candidates = build_and_admit(request.candidates, options, builds);
   outcome.build_seconds = seconds_since(t0);

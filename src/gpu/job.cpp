@@ -33,6 +33,8 @@ Json Job::to_json() const {
   j["cpu_check"] = cpu_check_key(cpu_check);
   j["cpu_check_max_flops"] = cpu_check_max_flops;
   j["record_kernels"] = record_kernels;
+  j["candidate_timeout_seconds"] = candidate_timeout_seconds;
+  j["candidate_cpu_seconds"] = candidate_cpu_seconds;
   j["ops"] = Json::array();
   for (const auto& op : ops) j["ops"].push_back({{"name", op.name}, {"path", op.path}});
   j["candidates"] = Json::array();
@@ -62,6 +64,9 @@ Job Job::from_json(const Json& j, const std::string& file) {
   else throw InputError(file, "cpu_check", "expected auto, on or off");
   job.cpu_check_max_flops = get_field<double>(j, "cpu_check_max_flops", file);
   job.record_kernels = j.value("record_kernels", true);
+  job.candidate_timeout_seconds = j.value("candidate_timeout_seconds", 120.0);
+  job.candidate_cpu_seconds = j.value("candidate_cpu_seconds", 3600.0);
+  if (job.candidate_timeout_seconds <= 0) throw InputError(file, "candidate_timeout_seconds", "must be positive");
   for (const auto& op : get_field<Json>(j, "ops", file)) {
     job.ops.push_back({get_field<std::string>(op, "name", file), get_field<std::string>(op, "path", file)});
   }
@@ -86,6 +91,7 @@ Json JobResult::to_json() const {
             {"seed", c.seed}, {"launch_ms", c.launch_ms}};
     if (!c.equivalence.is_null()) cj["equivalence"] = c.equivalence;
     if (!c.vendor_vs_cpu.is_null()) cj["vendor_vs_cpu"] = c.vendor_vs_cpu;
+    if (c.profiled) cj["profiled"] = true;
     j["checks"].push_back(cj);
   }
   j["vendors"] = Json::array();
@@ -96,7 +102,7 @@ Json JobResult::to_json() const {
   j["launches"] = Json::array();
   for (const auto& l : launches) {
     j["launches"].push_back({{"segment", l.segment}, {"op", l.op}, {"candidate", l.candidate},
-                             {"repeat", l.repeat}, {"stream_id", l.stream_id}, {"seed", l.seed}});
+                             {"repeat", l.repeat}, {"stream_id", l.stream_id}, {"seed", l.seed}, {"pid", l.pid}});
   }
   return j;
 }
@@ -115,6 +121,7 @@ JobResult JobResult::from_json(const Json& j, const std::string& file) {
     rec.launch_ms = get_field<double>(c, "launch_ms", file);
     if (c.contains("equivalence")) rec.equivalence = c["equivalence"];
     if (c.contains("vendor_vs_cpu")) rec.vendor_vs_cpu = c["vendor_vs_cpu"];
+    rec.profiled = c.value("profiled", false);
     r.checks.push_back(std::move(rec));
   }
   for (const auto& v : get_field<Json>(j, "vendors", file)) {
@@ -130,7 +137,8 @@ JobResult JobResult::from_json(const Json& j, const std::string& file) {
   for (const auto& l : get_field<Json>(j, "launches", file)) {
     r.launches.push_back({get_field<std::string>(l, "segment", file), get_field<std::string>(l, "op", file),
                           get_field<std::string>(l, "candidate", file), get_field<int>(l, "repeat", file),
-                          get_field<std::uint64_t>(l, "stream_id", file), get_field<std::uint64_t>(l, "seed", file)});
+                          get_field<std::uint64_t>(l, "stream_id", file), get_field<std::uint64_t>(l, "seed", file),
+                          l.value("pid", std::int64_t{0})});
   }
   return r;
 }

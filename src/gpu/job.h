@@ -39,6 +39,10 @@ struct Job {
   CpuCheck cpu_check = CpuCheck::automatic;
   bool record_kernels = true;  // name the vendor kernels with CUPTI (off under compute-sanitizer)
   double cpu_check_max_flops = 4e9;  // "automatic": CPU reference only up to this size
+  // The candidate process (docs/gpu.md, "Isolation"): one request (a load or a launch) longer
+  // than this kills it; RLIMIT_CPU over its life.
+  double candidate_timeout_seconds = 120;
+  double candidate_cpu_seconds = 3600;
   std::vector<JobOp> ops;
   std::vector<JobCandidate> candidates;
 
@@ -64,6 +68,7 @@ struct LaunchRecord {
   int repeat = 0;
   std::uint64_t stream_id = 0;
   std::uint64_t seed = 0;
+  std::int64_t pid = 0;  // the process that launched it (candidates: the runner); 0 = unknown
 };
 
 struct CheckRecord {
@@ -75,6 +80,7 @@ struct CheckRecord {
   Json equivalence;        // ops::EquivalenceReport::to_json() (candidate vs vendor)
   Json vendor_vs_cpu;      // the vendor output vs the CPU reference, when computed
   double launch_ms = 0;    // one launch, CUDA events (not a benchmark: a sanity figure)
+  bool profiled = false;   // the check of a profiled launch (its own fresh inputs)
 };
 
 struct VendorRecord {

@@ -22,6 +22,13 @@ std::optional<unsigned long long> stream_of(const signature::NcuTable& table, co
   return std::nullopt;
 }
 
+std::optional<long long> process_of(const signature::NcuTable& table, const signature::NcuRow& row) {
+  const auto text = table.text(row, "Process ID");
+  if (!text) return std::nullopt;
+  if (const auto v = signature::parse_ncu_number(*text)) return static_cast<long long>(*v);
+  return std::nullopt;
+}
+
 std::string fmt(double v, int precision = 4) {
   std::ostringstream ss;
   ss.setf(std::ios::fixed);
@@ -56,20 +63,37 @@ ProfileMapping map_profile(const signature::NcuTable& table, const std::vector<L
     throw WorkError(table.source() + ": ncu profiled no kernel (is the NVTX filter \"" +
                     std::string(kProfileRange) + "/\" matching? see ncu.log)");
   }
-  std::vector<unsigned long long> row_stream;
+  // Candidates launch in the runner process and the vendor operator in the harness: stream ids
+  // are per process, so a row is keyed by (process, stream) when ncu names the process and the
+  // launches carry theirs.
+  const bool by_process = std::all_of(launches.begin(), launches.end(), [](const LaunchRecord& l) { return l.pid != 0; }) &&
+                          !rows.empty() && process_of(table, rows.front()).has_value();
+  using Key = std::pair<long long, unsigned long long>;
+  std::vector<Key> row_stream;
   for (const auto& row : rows) {
     const auto s = stream_of(table, row);
     if (!s) throw WorkError(table.source() + ": line " + std::to_string(row.line) + " has no numeric Stream column");
-    row_stream.push_back(*s);
+    long long pid = 0;
+    if (by_process) {
+      const auto p = process_of(table, row);
+      if (!p) throw WorkError(table.source() + ": line " + std::to_string(row.line) + " has no numeric Process ID");
+      pid = *p;
+    }
+    row_stream.push_back({pid, *s});
   }
-  std::map<unsigned long long, std::size_t> by_id;
-  for (std::size_t i = 0; i < launches.size(); ++i) by_id[launches[i].stream_id] = i;
+  std::set<long long> launch_pids;
+  for (const auto& l : launches) launch_pids.insert(by_process ? l.pid : 0);
+  // A runner killed in the middle of a profiled launch (a candidate that never returned) may
+  // leave rows of a process that recorded no launch: they belong to nobody.
+  constexpr std::size_t kNobody = static_cast<std::size_t>(-1);
+  std::map<Key, std::size_t> by_id;
+  for (std::size_t i = 0; i < launches.size(); ++i) by_id[{by_process ? launches[i].pid : 0, launches[i].stream_id}] = i;
   ProfileMapping mapping;
   mapping.launches.resize(launches.size());
   for (std::size_t i = 0; i < launches.size(); ++i) mapping.launches[i].launch = launches[i];
   std::vector<std::size_t> owner(rows.size());
   const std::size_t known = static_cast<std::size_t>(std::count_if(
-      row_stream.begin(), row_stream.end(), [&](unsigned long long s) { return by_id.count(s) != 0; }));
+      row_stream.begin(), row_stream.end(), [&](const Key& s) { return by_id.count(s) != 0; }));
   if (known > 0) {
     // Rows on the harness's streams go to their launch. Some libraries launch on streams of
     // their own (cuDNN does for grouped convolutions); ncu serializes and the harness waits
@@ -87,6 +111,10 @@ ProfileMapping map_profile(const signature::NcuTable& table, const std::vector<L
     for (std::size_t r = 0; r < rows.size(); ++r) {
       if (launch_of[r] >= 0) {
         owner[r] = static_cast<std::size_t>(launch_of[r]);
+        continue;
+      }
+      if (!launch_pids.count(row_stream[r].first)) {
+        owner[r] = kNobody;
         continue;
       }
       std::ptrdiff_t prev = -1, next = static_cast<std::ptrdiff_t>(launches.size());
@@ -112,7 +140,7 @@ ProfileMapping map_profile(const signature::NcuTable& table, const std::vector<L
         owner[r] = static_cast<std::size_t>(prev);
       } else {
         throw WorkError(table.source() + ": line " + std::to_string(rows[r].line) + " ran on stream " +
-                        std::to_string(row_stream[r]) + ", which no launch of the harness used, and " +
+                        std::to_string(row_stream[r].second) + ", which no launch of the harness used, and " +
                         std::to_string(empty_between.size()) + " launches could own it");
       }
     }
@@ -131,6 +159,7 @@ ProfileMapping map_profile(const signature::NcuTable& table, const std::vector<L
     }
   }
   for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (owner[r] == kNobody) continue;
     mapping.launches[owner[r]].kernels.push_back(signature::derive_signature(table, rows[r], options));
   }
   for (auto& l : mapping.launches) {

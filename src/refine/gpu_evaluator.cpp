@@ -190,6 +190,9 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& bat
     e.origin = po.result.device + ", " + req.out_dir;
     for (const auto& check : po.result.checks) {
       if (check.candidate != cand || check.op != op) continue;
+      // Every launch is checked (the warm-up and each profiled one): the first that did not
+      // pass decides.
+      if (e.source_check.status == "failed" || e.source_check.status == "error") continue;
       e.source_check.status = check.status == "passed" ? "passed" : check.status == "failed" ? "failed" : "error";
       e.source_check.against = "vendor operator";
       e.source_check.message = check.status == "unsupported" ? "the candidate declined its own op" : check.message;

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <map>
 #include <set>
 
 #include "codegen/emit.h"
@@ -318,4 +320,83 @@ TEST_F(GpuDevice, LayoutTransformCandidatesMatchCudnnBitForBit) {
 }
 
 }  // namespace
+
+// The red team (docs/gpu.md, "Isolation"): candidates written to cheat, each caught with its
+// reason. They run in one batch with an honest candidate, which must still pass: one cheat's
+// crash or hang costs only itself.
+namespace red {
+
+const std::string kR = kC + "redteam/";
+
+std::map<std::string, std::vector<CheckRecord>> checks_by_candidate(const JobResult& result) {
+  std::map<std::string, std::vector<CheckRecord>> m;
+  for (const auto& c : result.checks) m[c.candidate].push_back(c);
+  return m;
+}
+
+}  // namespace red
+
+TEST_F(GpuDevice, RedTeamCandidatesAreCaughtEachWithItsReason) {
+  std::filesystem::remove("/tmp/vxsynth-redteam-pwned");
+  const auto r = cli({"gpu", "run", "--out", scratch_ / "red", "--timeout", "80", "--op", kSmall + "lin_fp32_small.json",
+                      "--candidate", red::kR + "copies_vendor_output.cu", red::kR + "reads_reference_from_disk.cu",
+                      red::kR + "starts_a_shell.cu", red::kR + "writes_outside_its_output.cu", red::kR + "runs_forever.cu",
+                      red::kR + "cheats_under_the_profiler.cu", kC + "linear_naive.cu"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  // What the kernel applied, said in the harness's log (stdout in run mode).
+  EXPECT_NE(r.output.find("candidate runner started"), std::string::npos) << r.output;
+  std::cout << "containment: " << r.output.substr(r.output.find("candidate runner started"), 300) << "\n";
+  auto by = red::checks_by_candidate(read_job_result(scratch_ / "red/result.json"));
+  auto one = [&](const std::string& name) -> CheckRecord {
+    EXPECT_EQ(by[name].size(), 1u) << name;
+    return by[name].empty() ? CheckRecord{} : by[name][0];
+  };
+  const auto copies = one("copies_vendor_output");
+  EXPECT_EQ(copies.status, "failed") << copies.message;  // no vendor output in its process to copy
+  const auto reads = one("reads_reference_from_disk");
+  EXPECT_EQ(reads.status, "passed") << reads.message;  // it computed honestly after the open failed
+  const std::string runner_log = testing::read_text(scratch_ / "red/candidate-runner/runner.log");
+  EXPECT_NE(runner_log.find("raw openat of the harness's job file"), std::string::npos) << runner_log;
+  EXPECT_NE(runner_log.find("= -13"), std::string::npos) << "the job file was readable: " << runner_log;
+  const auto shell = one("starts_a_shell");
+  EXPECT_EQ(shell.status, "error");
+  EXPECT_NE(shell.message.find("execve"), std::string::npos) << shell.message;
+  EXPECT_FALSE(std::filesystem::exists("/tmp/vxsynth-redteam-pwned"));
+  const auto scribbles = one("writes_outside_its_output");
+  EXPECT_EQ(scribbles.status, "failed");
+  EXPECT_NE(scribbles.message.find("outside its output"), std::string::npos) << scribbles.message;
+  const auto forever = one("runs_forever");
+  EXPECT_EQ(forever.status, "error");
+  EXPECT_NE(forever.message.find("did not finish within 40 s"), std::string::npos) << forever.message;
+  EXPECT_EQ(one("cheats_under_the_profiler").status, "passed");  // not profiled here: it behaves
+  EXPECT_EQ(one("linear_naive").status, "passed");
+  for (const auto& [name, checks] : by) {
+    for (const auto& c : checks) std::cout << name << ": " << c.status << " (" << c.message << ")\n";
+  }
+}
+
+TEST_F(GpuDevice, RedTeamCandidatesThatGameTheProfilerFailTheProfiledLaunchCheck) {
+  const auto r = cli({"gpu", "profile", "--out", scratch_ / "redprof", "--repeat", "2", "--op",
+                      kSmall + "lin_fp32_small.json", "--candidates", red::kR + "caches_its_output.cu",
+                      red::kR + "cheats_under_the_profiler.cu", kC + "linear_naive.cu"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;  // failed checks
+  auto by = red::checks_by_candidate(read_job_result(scratch_ / "redprof/result.json"));
+  for (const char* cheat : {"caches_its_output", "cheats_under_the_profiler"}) {
+    bool profiled_failed = false;
+    for (const auto& c : by[cheat]) {
+      std::cout << cheat << (c.profiled ? " (profiled)" : " (warm-up)") << ": " << c.status << " " << c.message << "\n";
+      profiled_failed |= c.profiled && c.status == "failed";
+    }
+    EXPECT_TRUE(profiled_failed) << cheat << ": no profiled launch failed its check";
+  }
+  // The honest candidate: every launch checked and passed, two profiled launches mapped.
+  EXPECT_EQ(by["linear_naive"].size(), 4u);  // warm-up + profiled, two repeats
+  for (const auto& c : by["linear_naive"]) EXPECT_EQ(c.status, "passed") << c.message;
+  const Json sig = read_json_file(scratch_ / "redprof/signatures/linear_naive@lin_fp32_small.json");
+  EXPECT_EQ(sig["kernels"].size(), 2u);
+  const std::string log = testing::read_text(scratch_ / "redprof/harness.log");
+  EXPECT_NE(log.find("candidate runner started"), std::string::npos) << log;
+  std::cout << log.substr(log.find("candidate runner started"), 400) << "\n";
+}
+
 }  // namespace vxsynth::gpu

@@ -4,12 +4,19 @@
 // source-output equivalence report. Profile mode (under ncu): the same checks, then one
 // launch per (op, candidate, repeat) on its own stream inside the NVTX range
 // "vxsynth/<candidate>@<op>", which ncu's NVTX filter selects and result.json maps back.
+//
+// The candidates never run in this process: they run in vxsynth-gpu-runner (one contained
+// process for the batch, src/gpu/isolation), which gets the inputs and returns the outputs
+// through a channel. This process keeps the vendor operator, its output and the comparison;
+// every output the runner returns is compared, the profiled launches' included.
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 #include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <filesystem>
@@ -18,6 +25,8 @@
 #include <optional>
 
 #include "common/error.h"
+#include "common/process.h"
+#include "gpu/isolation/runner_client.h"
 #include "gpu/job.h"
 #include "gpu/problem.h"
 #include "gpu/sandbox.h"
@@ -58,36 +67,6 @@ class DeviceBuffer {
 void upload(const ops::Tensor& t, DeviceBuffer& d) { VX_CUDA(cudaMemcpy(d.get(), t.data(), t.byte_size(), cudaMemcpyHostToDevice)); }
 void download(const DeviceBuffer& d, ops::Tensor& t) { VX_CUDA(cudaMemcpy(t.data(), d.get(), t.byte_size(), cudaMemcpyDeviceToHost)); }
 
-// A loaded candidate; the sandbox is checked again here, right before dlopen.
-class Candidate {
- public:
-  explicit Candidate(const JobCandidate& c) : info_(c) {
-    enforce_sandbox(c.object);
-    handle_ = dlopen(c.object.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle_) throw WorkError("cannot load candidate " + c.source + " (" + c.object + "): " + dlerror());
-    launch_ = reinterpret_cast<vxsynth_candidate_launch_fn>(dlsym(handle_, kLaunchSymbol));
-    workspace_ = reinterpret_cast<vxsynth_candidate_workspace_fn>(dlsym(handle_, kWorkspaceSymbol));
-    if (!launch_) throw WorkError("candidate " + c.source + " does not export " + kLaunchSymbol);
-  }
-  ~Candidate() {
-    if (handle_) dlclose(handle_);
-  }
-  Candidate(const Candidate&) = delete;
-  Candidate& operator=(const Candidate&) = delete;
-
-  const JobCandidate& info() const { return info_; }
-  std::size_t workspace_bytes(const vxsynth_problem& p) const { return workspace_ ? workspace_(&p) : 0; }
-  int launch(const vxsynth_problem& p, const vxsynth_buffers& b, cudaStream_t s) const {
-    return launch_(&p, &b, reinterpret_cast<vxsynth_stream>(s));
-  }
-
- private:
-  JobCandidate info_;
-  void* handle_ = nullptr;
-  vxsynth_candidate_launch_fn launch_ = nullptr;
-  vxsynth_candidate_workspace_fn workspace_ = nullptr;
-};
-
 // splitmix64 step: well-spread seeds for each check from the job's seed.
 std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t a, std::uint64_t b, std::uint64_t c) {
   std::uint64_t z = seed + 0x9e3779b97f4a7c15ull * (1 + a * 1000003ull + b * 1009ull + c);
@@ -120,7 +99,6 @@ struct OpContext {
   bool vendor_named = false;
 };
 
-void poison(const ops::OpSpec& spec, DeviceBuffer& out) { upload(ops::make_poisoned_output(spec), out); }
 
 struct VendorOutput {
   ops::Tensor y;
@@ -175,39 +153,88 @@ CheckTolerance check_tolerance(const OpContext& op) {
   return t;
 }
 
-struct CandidateRun {
-  int rc = 0;
-  double ms = 0;
+// One launch of a candidate in the runner on `in`, compared here against `expected`: the
+// record says passed, failed (values, or memory written outside the output), error (the
+// candidate process failed: the reason) or unsupported.
+struct Launched {
+  CheckRecord check;
+  bool stop_candidate = false;  // declined, errored or its process failed: no more launches
+  std::uint64_t stream_id = 0;
+  int pid = 0;
 };
 
-CandidateRun launch_candidate(const Candidate& cand, const OpContext& op, const DeviceInputs& in, DeviceBuffer& out,
-                              DeviceBuffer* workspace, cudaStream_t s) {
-  poison(op.spec, out);
-  vxsynth_buffers b{};
-  b.a = in.ptr(0);
-  b.b = in.ptr(1);
-  b.bias = op.problem.has_bias ? in.ptr(2) : nullptr;
-  b.out = out.get();
-  if (workspace) {
-    VX_CUDA(cudaMemset(workspace->get(), 0xff, workspace->bytes()));
-    b.workspace = workspace->get();
-    b.workspace_bytes = workspace->bytes();
+Launched run_in_runner(isolation::RunnerClient& runner, int ci, const std::string& name, const OpContext& op,
+                       const DeviceInputs& in, const ops::Tensor& expected, const ops::Tolerance& tol,
+                       const Json& tol_note, std::uint64_t seed, const std::string& segment,
+                       ops::Tensor* actual_out) {
+  Launched l;
+  CheckRecord& check = l.check;
+  check.seed = seed;
+  check.op = op.job_op.name;
+  check.candidate = name;
+  check.profiled = !segment.empty();
+  std::string failure;
+  const auto ws = runner.workspace_bytes(ci, op.problem, &failure);
+  if (!ws) {
+    check.status = "error";
+    check.message = failure;
+    l.stop_candidate = true;
+    return l;
   }
-  cudaEvent_t start, stop;
-  VX_CUDA(cudaEventCreate(&start));
-  VX_CUDA(cudaEventCreate(&stop));
-  VX_CUDA(cudaEventRecord(start, s));
-  CandidateRun r;
-  r.rc = cand.launch(op.problem, b, s);
-  VX_CUDA(cudaEventRecord(stop, s));
-  VX_CUDA(cudaGetLastError());
-  VX_CUDA(cudaStreamSynchronize(s));
-  float ms = 0;
-  VX_CUDA(cudaEventElapsedTime(&ms, start, stop));
-  r.ms = ms;
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return r;
+  const ops::Tensor poison = ops::make_poisoned_output(op.spec);
+  isolation::RunnerLaunch req;
+  req.candidate = ci;
+  req.problem = op.problem;
+  for (const auto& t : in.host) req.inputs.push_back({t.data(), t.byte_size()});
+  req.has_bias = op.problem.has_bias != 0;
+  req.poison = poison.data();
+  req.out_bytes = poison.byte_size();
+  req.workspace_bytes = *ws;
+  req.segment = segment;
+  const isolation::RunnerOutcome r = runner.launch(req);
+  if (!r.ok) {
+    check.status = "error";
+    check.message = r.failure;
+    l.stop_candidate = true;
+    return l;
+  }
+  check.launch_ms = r.ms;
+  l.stream_id = r.stream_id;
+  l.pid = r.pid;
+  if (r.rc == VXSYNTH_LAUNCH_UNSUPPORTED) {
+    check.status = "unsupported";
+    check.message = "the candidate declined this problem";
+    l.stop_candidate = true;
+    return l;
+  }
+  if (r.rc != VXSYNTH_LAUNCH_OK) {
+    check.status = "error";
+    check.message = "launch function returned " + std::to_string(r.rc);
+    l.stop_candidate = true;
+    return l;
+  }
+  ops::Tensor actual = poison;
+  std::memcpy(actual.data(), r.out, actual.byte_size());  // out of the shared buffer at once
+  const auto report = ops::compare_outputs(expected, actual, tol);
+  check.equivalence = report.to_json();
+  check.equivalence["tolerance"] = tol_note;
+  check.status = report.passed() && r.violations.empty() ? "passed" : "failed";
+  for (const auto& v : r.violations) check.message += std::string(check.message.empty() ? "" : "; ") + "the candidate " + v;
+  if (check.profiled && !report.passed()) {
+    check.message += std::string(check.message.empty() ? "" : "; ") +
+                     "the profiled launch's output is wrong (a candidate must compute the same under the profiler)";
+  }
+  *g_log << "source-output equivalence, " << name << " vs " << op.vendor->library() << " on " << op.job_op.name
+         << (check.profiled ? " (profiled launch" : " (") << ", seed " << check.seed << "):\n"
+         << report.text() << "\n";
+  if (!r.violations.empty()) *g_log << check.message << "\n";
+  if (actual_out) *actual_out = std::move(actual);
+  return l;
+}
+
+std::string runner_program() {
+  if (const char* env = std::getenv("VXSYNTH_GPU_RUNNER"); env && *env) return env;
+  return (fs::path(executable_dir()) / "vxsynth-gpu-runner").string();
 }
 
 bool cpu_check_wanted(const Job& job, const ops::OpSpec& spec) {
@@ -243,8 +270,16 @@ void run_job(const Job& job, JobResult& result) {
   cudaStream_t main_stream;
   VX_CUDA(cudaStreamCreateWithFlags(&main_stream, cudaStreamNonBlocking));
 
-  std::vector<std::unique_ptr<Candidate>> candidates;
-  for (const auto& c : job.candidates) candidates.push_back(std::make_unique<Candidate>(c));
+  // The link-level check before anything is started (the runner repeats it before dlopen).
+  for (const auto& c : job.candidates) enforce_sandbox(c.object);
+  isolation::RunnerOptions ro;
+  ro.program = runner_program();
+  for (const auto& c : job.candidates) ro.objects.push_back(c.object);
+  ro.scratch_dir = (fs::path(job.out_dir) / "candidate-runner").string();
+  ro.request_timeout_seconds = job.candidate_timeout_seconds;
+  ro.cpu_seconds = job.candidate_cpu_seconds;
+  ro.log = g_log;
+  isolation::RunnerClient runner(ro);
 
   const int repeats = job.mode == JobMode::profile ? job.repeat : 1;
   for (std::size_t oi = 0; oi < job.ops.size(); ++oi) {
@@ -253,64 +288,42 @@ void run_job(const Job& job, JobResult& result) {
     op.spec = ops::read_op_spec(op.job_op.path);
     op.problem = make_problem(op.spec, op.job_op.path);
     op.vendor = std::make_unique<VendorReference>(op.spec, op.problem, handles);
-    DeviceBuffer out(ops::make_poisoned_output(op.spec).byte_size());
-    DeviceBuffer ref_out(out.bytes());
-    std::vector<bool> unsupported(candidates.size(), false);
+    DeviceBuffer ref_out(ops::make_poisoned_output(op.spec).byte_size());
+    std::vector<bool> stopped(job.candidates.size(), false);
     bool cpu_checked = false;
+    const CheckTolerance tolerance = check_tolerance(op);
 
     for (int rep = 0; rep < repeats; ++rep) {
-      for (std::size_t ci = 0; ci < candidates.size(); ++ci) {
-        if (unsupported[ci]) continue;
-        const Candidate& cand = *candidates[ci];
-        CheckRecord check;
-        check.op = op.job_op.name;
-        check.candidate = cand.info().name;
-        check.seed = derive_seed(job.seed, oi, ci, static_cast<std::uint64_t>(rep));
-        const DeviceInputs in(op.spec, check.seed);
+      for (std::size_t ci = 0; ci < job.candidates.size(); ++ci) {
+        if (stopped[ci]) continue;
+        const JobCandidate& cand = job.candidates[ci];
+        const std::uint64_t seed = derive_seed(job.seed, oi, ci, static_cast<std::uint64_t>(rep));
+        const DeviceInputs in(op.spec, seed);
         const VendorOutput vendor = vendor_output(op, in, ref_out, main_stream, recorder.get(), result);
         const ops::Tensor& expected = vendor.y;
-        const CheckTolerance tolerance = check_tolerance(op);
+        Json vendor_vs_cpu;
         if (!cpu_checked && cpu_check_wanted(job, op.spec)) {
           // Checks the vendor path itself (descriptors, transposes, math mode) against ops' CPU reference.
           const ops::Tensor cpu = ops::compute_reference(op.spec, in.host);
           const auto rep_cpu = ops::compare_outputs(cpu, expected, tolerance.tol);
-          check.vendor_vs_cpu = rep_cpu.to_json();
+          vendor_vs_cpu = rep_cpu.to_json();
           *g_log << "vendor " << op.vendor->library() << " vs CPU reference on " << op.job_op.name << ": "
                  << (rep_cpu.passed() ? "passed" : "FAILED") << "\n";
           if (!rep_cpu.passed()) *g_log << rep_cpu.text() << "\n";
           cpu_checked = true;
         }
-        const std::size_t ws_bytes = cand.workspace_bytes(op.problem);
-        std::unique_ptr<DeviceBuffer> workspace = ws_bytes ? std::make_unique<DeviceBuffer>(ws_bytes) : nullptr;
-        const CandidateRun run = launch_candidate(cand, op, in, out, workspace.get(), main_stream);
-        check.launch_ms = run.ms;
-        if (run.rc == VXSYNTH_LAUNCH_UNSUPPORTED) {
-          check.status = "unsupported";
-          check.message = "the candidate declined this problem";
-          unsupported[ci] = true;
-          *g_log << describe_check(check) << "\n";
-          result.checks.push_back(std::move(check));
+        ops::Tensor actual;
+        Launched l = run_in_runner(runner, static_cast<int>(ci), cand.name, op, in, expected, tolerance.tol,
+                                   tolerance.note, seed, "", &actual);
+        l.check.vendor_vs_cpu = vendor_vs_cpu;
+        if (l.stop_candidate) {
+          stopped[ci] = true;
+          *g_log << describe_check(l.check) << "\n";
+          result.checks.push_back(std::move(l.check));
           continue;
         }
-        if (run.rc != VXSYNTH_LAUNCH_OK) {
-          check.status = "error";
-          check.message = "launch function returned " + std::to_string(run.rc);
-          *g_log << describe_check(check) << "\n";
-          result.checks.push_back(std::move(check));
-          unsupported[ci] = true;
-          continue;
-        }
-        ops::Tensor actual = ops::make_poisoned_output(op.spec);
-        download(out, actual);
-        const auto report = ops::compare_outputs(expected, actual, tolerance.tol);
-        check.equivalence = report.to_json();
-        check.equivalence["tolerance"] = tolerance.note;
-        check.status = report.passed() ? "passed" : "failed";
-        *g_log << "source-output equivalence, " << cand.info().name << " vs " << op.vendor->library() << " on "
-               << op.job_op.name << " (seed " << check.seed << "):\n"
-               << report.text() << "\n";
         if (job.mode == JobMode::run && job.write_tensors) {
-          const fs::path dir = fs::path(job.out_dir) / segment_name(cand.info().name, op.job_op.name);
+          const fs::path dir = fs::path(job.out_dir) / segment_name(cand.name, op.job_op.name);
           fs::create_directories(dir);
           for (const auto& t : in.host) ops::write_tensor_file((dir / (t.name() + ".tensor")).string(), t);
           ops::Tensor ref_copy = expected;
@@ -319,39 +332,32 @@ void run_job(const Job& job, JobResult& result) {
           actual.set_name("y_candidate");
           ops::write_tensor_file((dir / "y_candidate.tensor").string(), actual);
         }
-        result.checks.push_back(std::move(check));
+        result.checks.push_back(std::move(l.check));
 
         if (job.mode == JobMode::profile) {
-          // The profiled launch: its own stream (ncu's "Stream" column maps the rows back).
-          cudaStream_t s;
-          VX_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-          unsigned long long stream_id = 0;
-          VX_CUDA(cudaStreamGetId(s, &stream_id));
-          const std::string segment = segment_name(cand.info().name, op.job_op.name);
-          poison(op.spec, out);
-          vxsynth_buffers b{};
-          b.a = in.ptr(0);
-          b.b = in.ptr(1);
-          b.bias = op.problem.has_bias ? in.ptr(2) : nullptr;
-          b.out = out.get();
-          if (workspace) {
-            b.workspace = workspace->get();
-            b.workspace_bytes = workspace->bytes();
+          // The profiled launch: fresh inputs of its own (an answer cached from the warm-up
+          // launch is wrong here), its output compared like any other, so a candidate that
+          // behaves differently under the profiler fails its check.
+          const std::uint64_t pseed = derive_seed(job.seed ^ 0x70726f66696c6564ull, oi, ci, static_cast<std::uint64_t>(rep));
+          const DeviceInputs pin(op.spec, pseed);
+          const VendorOutput pvendor = vendor_output(op, pin, ref_out, main_stream, nullptr, result);
+          const std::string segment = segment_name(cand.name, op.job_op.name);
+          Launched p = run_in_runner(runner, static_cast<int>(ci), cand.name, op, pin, pvendor.y, tolerance.tol,
+                                     tolerance.note, pseed, segment, nullptr);
+          if (p.stop_candidate) stopped[ci] = true;
+          if (p.check.status == "unsupported") {
+            p.check.status = "error";
+            p.check.message = "declined the profiled launch after accepting the same problem";
           }
-          nvtxRangePushA(kProfileRange);
-          nvtxRangePushA(segment.c_str());
-          const int rc = cand.launch(op.problem, b, s);
-          nvtxRangePop();
-          nvtxRangePop();
-          VX_CUDA(cudaGetLastError());
-          VX_CUDA(cudaStreamSynchronize(s));
-          VX_CUDA(cudaStreamDestroy(s));
-          if (rc != VXSYNTH_LAUNCH_OK) throw WorkError(segment + ": profiled launch returned " + std::to_string(rc));
-          result.launches.push_back({segment, op.job_op.name, cand.info().name, rep, stream_id, result.checks.back().seed});
+          if (p.check.status != "passed") *g_log << describe_check(p.check) << "\n";
+          if (p.stream_id != 0 || p.check.status == "passed" || p.check.status == "failed") {
+            result.launches.push_back({segment, op.job_op.name, cand.name, rep, p.stream_id, pseed, p.pid});
+          }
+          result.checks.push_back(std::move(p.check));
         }
       }
       if (job.mode == JobMode::profile && job.with_reference) {
-        const std::uint64_t seed = derive_seed(job.seed, oi, candidates.size(), static_cast<std::uint64_t>(rep));
+        const std::uint64_t seed = derive_seed(job.seed, oi, job.candidates.size(), static_cast<std::uint64_t>(rep));
         const DeviceInputs in(op.spec, seed);
         vendor_output(op, in, ref_out, main_stream, nullptr, result);  // warm-up, outside the range
         cudaStream_t s;
@@ -368,7 +374,8 @@ void run_job(const Job& job, JobResult& result) {
         VX_CUDA(cudaGetLastError());
         VX_CUDA(cudaStreamSynchronize(s));
         VX_CUDA(cudaStreamDestroy(s));
-        result.launches.push_back({segment, op.job_op.name, kReferenceName, rep, stream_id, seed});
+        result.launches.push_back({segment, op.job_op.name, kReferenceName, rep, stream_id, seed,
+                                   static_cast<std::int64_t>(getpid())});
       }
     }
   }
@@ -387,6 +394,9 @@ int main(int argc, char** argv) {
                  "<out_dir>/result.json. Not meant to be called by hand.\n";
     return argc == 2 ? 0 : 2;
   }
+  // Not dumpable: no process of this user (a candidate's runner least of all) may read this
+  // one's memory through /proc/PID/mem or ptrace; it holds the vendor output and the checker.
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   Job job;
   try {
     job = read_job(argv[1]);
