@@ -19,6 +19,7 @@ struct FakeKernel {
   unsigned long long stream;
   double duration_ns;
   double scale;  // varies the counters so signatures differ
+  long long pid = 1;  // ncu's "Process ID"
 };
 
 std::string quote(const std::string& s) { return "\"" + s + "\""; }
@@ -56,7 +57,7 @@ std::string fake_csv(const std::vector<FakeKernel>& kernels, const std::string& 
   out << "\n";
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const auto& k = kernels[i];
-    out << quote(std::to_string(i)) << ",\"1\"," << quote(k.name) << "," << quote(std::to_string(k.stream));
+    out << quote(std::to_string(i)) << "," << quote(std::to_string(k.pid)) << "," << quote(k.name) << "," << quote(std::to_string(k.stream));
     for (const auto& c : counters) {
       std::ostringstream v;
       v.precision(12);
@@ -99,6 +100,26 @@ TEST(NcuCommand, UsesTheProjectMetricsAndRequiredOptions) {
   EXPECT_TRUE(has("--page", "raw"));
   EXPECT_EQ(argv[argv.size() - 2], "/b/vxsynth-gpu-harness");
   EXPECT_EQ(argv.back(), "/o/job.json");
+}
+
+// Candidates launch in the runner process and the vendor operator in the harness: the same
+// stream id in two processes is two launches, and rows of a runner that was killed during its
+// launch (it recorded none) belong to nobody.
+TEST(MapProfile, RowsAreKeyedByProcessAndStreamWhenLaunchesNameTheirProcess) {
+  const auto csv = fake_csv({{"cand_kernel", 14, 5000, 1.0, 200},
+                             {"ref_kernel", 14, 9000, 1.5, 100},
+                             {"hung_kernel", 14, 1e9, 0.7, 300},
+                             {"cand_kernel", 15, 5100, 1.0, 200},
+                             {"ref_kernel", 15, 9100, 1.5, 100}});
+  const auto table = signature::NcuTable::parse(csv, "fake.csv");
+  auto launches = launches_for({{"k@lin", 14}, {"reference@lin", 14}, {"k@lin", 15}, {"reference@lin", 15}});
+  for (std::size_t i = 0; i < launches.size(); ++i) launches[i].pid = i % 2 == 0 ? 200 : 100;
+  const auto mapping = map_profile(table, launches, {});
+  ASSERT_EQ(mapping.launches.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    ASSERT_EQ(mapping.launches[i].kernels.size(), 1u) << i;
+    EXPECT_EQ(mapping.launches[i].primary().name, i % 2 == 0 ? "cand_kernel" : "ref_kernel") << i;
+  }
 }
 
 TEST(MapProfile, RowsGoToTheLaunchOfTheirStream) {

@@ -4,6 +4,9 @@
 // every family and precision path, and tensor-core designs on the Vortex tensor unit.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "../codegen/codegen_testbed.h"
 #include "../codegen/design_samples.h"
 #include "common/error.h"
@@ -70,6 +73,66 @@ TEST(SimulatorConfig, DefaultsAgreeAndTheConversionIsExact) {
   EXPECT_EQ(c.local_mem_size, 32768u);
   EXPECT_THROW(simulator_config({1, 3, 16, 16384}), InputError);   // warps not a power of two
   EXPECT_THROW(simulator_config({1, 8, -16, 16384}), InputError);  // negative threads
+}
+
+}  // namespace
+}  // namespace vxsynth::refine
+
+// The Vortex side's rules for an untrusted kernel (docs/gpu.md, "The Vortex side"): a kernel
+// whose `main` is replaced by a cheat, on a real generated benchmark (the linear seed).
+namespace vxsynth::refine {
+namespace {
+
+struct Cheat {
+  design::DesignPoint design;
+  codegen::BenchmarkFiles files;
+};
+
+Cheat cheat_benchmark(const std::string& label, const std::string& main_body) {
+  Cheat c{codegen::family_sample("linear", ops::PrecisionPath::fp32, design::EngineClass::kSimt, 0, false).at(0), {}};
+  c.files = codegen::write_benchmark(c.design, (codegen::testbed::scratch_dir(label) / "bench").string());
+  const std::string kernel = c.files.vortex_dir + "/kernel.cpp";
+  std::ifstream in(kernel);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  const auto at = text.find("int main() {");
+  if (at == std::string::npos) throw WorkError(kernel + ": no main()");
+  text = "#include <vx_print.h>\n" + text.substr(0, at) + "int main() {\n" +
+         "  kernel_arg_t* arg = (kernel_arg_t*)csr_read(VX_CSR_MSCRATCH);\n  (void)arg;\n" + main_body + "\n}\n";
+  std::ofstream(kernel) << text;
+  return c;
+}
+
+TEST(VortexRedTeam, TheKernelsConsoleCannotFakeThePassOrTheInstructionCount) {
+  // Prints the host's verdict and a PERF line, computes nothing.
+  const Cheat c = cheat_benchmark("vx-red-console", R"(  vx_printf("PASSED!\n");
+  vx_printf("PERF: instrs=1\n");
+  return 0;)");
+  const SimRunResult r = run_on_simulator(c.design, c.files);
+  EXPECT_NE(r.output.find("PASSED!"), std::string::npos) << "the kernel's print did not reach the console";
+  EXPECT_FALSE(r.passed) << r.output;
+  EXPECT_FALSE(r.check.passed());  // the dumped output is compared by vxsynth itself
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.thread_instructions, 1u) << "the kernel's PERF line was taken for the simulator's";
+}
+
+TEST(VortexRedTeam, AWriteToAnInputIsAnAclFault) {
+  const Cheat c = cheat_benchmark("vx-red-input", R"(  ((volatile float*)(uintptr_t)arg->a_addr)[0] = 1.0f;
+  return 0;)");
+  const SimRunResult r = run_on_simulator(c.design, c.files);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("acl"), std::string::npos) << r.output;
+}
+
+TEST(VortexRedTeam, AWriteToTheKernelArgumentsIsAnAclFault) {
+  // Pointing out_addr elsewhere (at an input, or anywhere) after the host has read it back.
+  const Cheat c = cheat_benchmark("vx-red-args", R"(  arg->out_addr = arg->a_addr;
+  return 0;)");
+  const SimRunResult r = run_on_simulator(c.design, c.files);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.exit_code, 0) << r.output;
 }
 
 }  // namespace

@@ -285,9 +285,10 @@ Policy cuda_candidate_policy(const std::vector<std::string>& candidate_objects, 
   // Under Nsight Compute the profiler's injection library (CUDA_INJECTION64_PATH) lives in its
   // install folder, and the profiler exchanges data through shared memory.
   if (const char* inj = std::getenv("CUDA_INJECTION64_PATH"); inj && *inj) {
+    // <ncu>/target/<platform>/lib...so -> <ncu>; compute-sanitizer's sits one level lower.
     fs::path dir = fs::path(inj).parent_path();
-    if (dir.has_parent_path()) dir = dir.parent_path();  // <ncu>/target/<platform>/lib -> <ncu>/target/<platform>
-    if (dir.has_parent_path()) dir = dir.parent_path();
+    if (dir.has_parent_path() && dir.parent_path() != "/") dir = dir.parent_path();
+    if (dir.has_parent_path() && dir.parent_path() != "/") dir = dir.parent_path();
     p.paths.push_back({dir.string(), PathAccess::read_exec});
     p.paths.push_back({"/dev/shm", PathAccess::read_write});
   }

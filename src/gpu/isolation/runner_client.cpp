@@ -16,6 +16,8 @@
 
 namespace fs = std::filesystem;
 
+extern char** environ;
+
 namespace vxsynth::gpu::isolation {
 namespace {
 
@@ -62,6 +64,16 @@ void RunnerClient::start() {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // The runner's environment: the harness's (CUDA_VISIBLE_DEVICES, a profiler's injection
+  // variables), with TMPDIR in its scratch folder, the one place it may write.
+  std::vector<std::string> env_text;
+  for (char** e = environ; e && *e; ++e) {
+    if (std::strncmp(*e, "TMPDIR=", 7) != 0) env_text.emplace_back(*e);
+  }
+  env_text.push_back("TMPDIR=" + options_.scratch_dir);
+  std::vector<char*> envp;
+  for (auto& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const pid_t pid = fork();
   if (pid < 0) {
     close(sv[0]);
@@ -74,7 +86,7 @@ void RunnerClient::start() {
     setpgid(0, 0);
     fcntl(sv[1], F_SETFD, 0);
     fcntl(log_fd, F_SETFD, 0);
-    execv(argv[0], argv.data());
+    execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
   setpgid(pid, pid);  // both sides set it: no race with a kill of the group
