@@ -232,6 +232,49 @@ Launched run_in_runner(isolation::RunnerClient& runner, int ci, const std::strin
   return l;
 }
 
+// The warm-up launch of profile mode: zero inputs, the output not compared. It keeps module
+// loading and first-launch costs out of the profile and shows a declined problem; what is
+// checked is the profiled launch, on fresh inputs the candidate has not seen.
+Launched warm_up(isolation::RunnerClient& runner, int ci, const std::string& name, const OpContext& op) {
+  Launched l;
+  l.check.op = op.job_op.name;
+  l.check.candidate = name;
+  std::string failure;
+  const auto ws = runner.workspace_bytes(ci, op.problem, &failure);
+  if (!ws) {
+    l.check.status = "error";
+    l.check.message = failure;
+    l.stop_candidate = true;
+    return l;
+  }
+  std::vector<ops::Tensor> zeros;
+  for (const auto& d : op.spec.inputs()) zeros.emplace_back(d.dtype, d.shape, d.name);
+  const ops::Tensor poison = ops::make_poisoned_output(op.spec);
+  isolation::RunnerLaunch req;
+  req.candidate = ci;
+  req.problem = op.problem;
+  for (const auto& t : zeros) req.inputs.push_back({t.data(), t.byte_size()});
+  req.has_bias = op.problem.has_bias != 0;
+  req.poison = poison.data();
+  req.out_bytes = poison.byte_size();
+  req.workspace_bytes = *ws;
+  const isolation::RunnerOutcome r = runner.launch(req);
+  if (!r.ok) {
+    l.check.status = "error";
+    l.check.message = r.failure;
+    l.stop_candidate = true;
+  } else if (r.rc == VXSYNTH_LAUNCH_UNSUPPORTED) {
+    l.check.status = "unsupported";
+    l.check.message = "the candidate declined this problem";
+    l.stop_candidate = true;
+  } else if (r.rc != VXSYNTH_LAUNCH_OK) {
+    l.check.status = "error";
+    l.check.message = "launch function returned " + std::to_string(r.rc);
+    l.stop_candidate = true;
+  }
+  return l;
+}
+
 std::string runner_program() {
   if (const char* env = std::getenv("VXSYNTH_GPU_RUNNER"); env && *env) return env;
   return (fs::path(executable_dir()) / "vxsynth-gpu-runner").string();
@@ -298,6 +341,35 @@ void run_job(const Job& job, JobResult& result) {
         if (stopped[ci]) continue;
         const JobCandidate& cand = job.candidates[ci];
         const std::uint64_t seed = derive_seed(job.seed, oi, ci, static_cast<std::uint64_t>(rep));
+        if (job.mode == JobMode::profile) {
+          // Profile mode: a warm-up launch (zero inputs, not compared), then the profiled launch
+          // on fresh inputs, which is the check. An answer cached from the warm-up is wrong here,
+          // and a candidate that computes differently under the profiler fails its check.
+          Launched w = warm_up(runner, static_cast<int>(ci), cand.name, op);
+          if (w.stop_candidate) {
+            w.check.seed = seed;
+            stopped[ci] = true;
+            *g_log << describe_check(w.check) << "\n";
+            result.checks.push_back(std::move(w.check));
+            continue;
+          }
+          const DeviceInputs pin(op.spec, seed);
+          const VendorOutput pvendor = vendor_output(op, pin, ref_out, main_stream, nullptr, result);
+          const std::string segment = segment_name(cand.name, op.job_op.name);
+          Launched p = run_in_runner(runner, static_cast<int>(ci), cand.name, op, pin, pvendor.y, tolerance.tol,
+                                     tolerance.note, seed, segment, nullptr);
+          if (p.stop_candidate) stopped[ci] = true;
+          if (p.check.status == "unsupported") {
+            p.check.status = "error";
+            p.check.message = "declined the profiled launch after accepting the same problem in the warm-up";
+          }
+          if (p.check.status != "passed") *g_log << describe_check(p.check) << "\n";
+          if (p.check.status == "passed" || p.check.status == "failed") {
+            result.launches.push_back({segment, op.job_op.name, cand.name, rep, p.stream_id, seed, p.pid});
+          }
+          result.checks.push_back(std::move(p.check));
+          continue;
+        }
         const DeviceInputs in(op.spec, seed);
         const VendorOutput vendor = vendor_output(op, in, ref_out, main_stream, recorder.get(), result);
         const ops::Tensor& expected = vendor.y;
@@ -333,28 +405,6 @@ void run_job(const Job& job, JobResult& result) {
           ops::write_tensor_file((dir / "y_candidate.tensor").string(), actual);
         }
         result.checks.push_back(std::move(l.check));
-
-        if (job.mode == JobMode::profile) {
-          // The profiled launch: fresh inputs of its own (an answer cached from the warm-up
-          // launch is wrong here), its output compared like any other, so a candidate that
-          // behaves differently under the profiler fails its check.
-          const std::uint64_t pseed = derive_seed(job.seed ^ 0x70726f66696c6564ull, oi, ci, static_cast<std::uint64_t>(rep));
-          const DeviceInputs pin(op.spec, pseed);
-          const VendorOutput pvendor = vendor_output(op, pin, ref_out, main_stream, nullptr, result);
-          const std::string segment = segment_name(cand.name, op.job_op.name);
-          Launched p = run_in_runner(runner, static_cast<int>(ci), cand.name, op, pin, pvendor.y, tolerance.tol,
-                                     tolerance.note, pseed, segment, nullptr);
-          if (p.stop_candidate) stopped[ci] = true;
-          if (p.check.status == "unsupported") {
-            p.check.status = "error";
-            p.check.message = "declined the profiled launch after accepting the same problem";
-          }
-          if (p.check.status != "passed") *g_log << describe_check(p.check) << "\n";
-          if (p.stream_id != 0 || p.check.status == "passed" || p.check.status == "failed") {
-            result.launches.push_back({segment, op.job_op.name, cand.name, rep, p.stream_id, pseed, p.pid});
-          }
-          result.checks.push_back(std::move(p.check));
-        }
       }
       if (job.mode == JobMode::profile && job.with_reference) {
         const std::uint64_t seed = derive_seed(job.seed, oi, job.candidates.size(), static_cast<std::uint64_t>(rep));
