@@ -38,6 +38,13 @@ double candidate_timeout(const DriverOptions& options) {
   return std::max(t, 1.0);
 }
 
+// RLIMIT_CPU of the candidate process over the whole job: four CPU-seconds per second of the
+// job's timeout (the driver's and a profiler's threads count too), at least ten minutes; none
+// when the job has no timeout (each request still has one).
+double candidate_cpu_limit(const DriverOptions& options) {
+  return options.timeout_seconds > 0 ? std::max(600.0, 4 * options.timeout_seconds) : 0.0;
+}
+
 }  // namespace
 
 std::string find_harness(const std::string& given) {
@@ -126,6 +133,7 @@ RunOutcome run_candidates(const RunRequest& request, const DriverOptions& option
   job.cpu_check = request.cpu_check;
   job.record_kernels = !request.memcheck;  // CUPTI and the sanitizer do not share a process
   job.candidate_timeout_seconds = candidate_timeout(options);
+  job.candidate_cpu_seconds = candidate_cpu_limit(options);
   Json builds;
   job.candidates = build_and_admit(request.candidates, options, builds);
   write_json_file((fs::path(job.out_dir) / "builds.json").string(), builds);
@@ -190,6 +198,7 @@ ProfileOutcome profile_candidates(const ProfileRequest& request, const DriverOpt
   job.write_tensors = false;
   job.cpu_check = CpuCheck::off;
   job.candidate_timeout_seconds = candidate_timeout(options);
+  job.candidate_cpu_seconds = candidate_cpu_limit(options);
   Json builds;
   job.candidates = build_and_admit(request.candidates, options, builds);
   outcome.build_seconds = seconds_since(t0);

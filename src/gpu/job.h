@@ -40,7 +40,7 @@ struct Job {
   bool record_kernels = true;  // name the vendor kernels with CUPTI (off under compute-sanitizer)
   double cpu_check_max_flops = 4e9;  // "automatic": CPU reference only up to this size
   // The candidate process (docs/gpu.md, "Isolation"): one request (a load or a launch) longer
-  // than this kills it; RLIMIT_CPU over its life.
+  // than this kills it; RLIMIT_CPU over its life (0 = none).
   double candidate_timeout_seconds = 120;
   double candidate_cpu_seconds = 3600;
   std::vector<JobOp> ops;
