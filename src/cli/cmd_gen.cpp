@@ -125,27 +125,6 @@ ops::OpSpec op_from_options(const GenOptions& o) {
   return spec;
 }
 
-// --set AXIS=VALUE: design moves (design/move.h), applied together and then validated.
-design::DesignPoint apply_settings(const design::DesignPoint& d, const std::vector<std::string>& settings) {
-  std::vector<design::Move> moves;
-  design::DesignPoint base = d;
-  for (const auto& item : settings) {
-    if (item.rfind("scale=", 0) == 0) {
-      // The layout-transform family's own axis (docs/design-space.md), set directly.
-      design::Scale s{};
-      if (!design::parse(item.substr(6), s)) throw InputError("--set", "scale", "expected none or alpha");
-      base.scale = s;
-      continue;
-    }
-    moves.push_back(design::parse_setting(item, "--set"));
-  }
-  if (moves.empty()) {
-    design::require_valid(base, "--set");
-    return base;
-  }
-  return design::apply(base, moves, "--set");
-}
-
 int run_gen(const GenOptions& o) {
   const int sources = !o.design.empty() + !o.reference.empty() + !o.op.empty();
   if (sources != 1) throw InputError("gen", "", "give exactly one of --design, --reference or --op");
@@ -171,7 +150,7 @@ int run_gen(const GenOptions& o) {
       d = design::seed_design(op_from_options(o), engine, o.block, "", "command line");
     }
   }
-  if (!o.set.empty()) d = apply_settings(d, o.set);
+  if (!o.set.empty()) d = design::apply_settings(d, o.set, "--set");
   if (o.list_neighbours) {
     for (const auto& n : design::neighbours(d)) {
       std::cout << design::to_string(n.move.axis) << "\t" << n.move.direction

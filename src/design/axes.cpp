@@ -218,11 +218,12 @@ namespace {
 constexpr std::array<const char*, kAxisCount> kAxisNames = {
     "shared_staging", "read_once",  "lane_mapping", "tile",    "register_tile", "prefetch",
     "tensor_core",    "activation", "split_k",      "warps",   "boundary",      "k_range",
-    "pipeline_stages", "raster",    "epilogue_store", "cluster"};
+    "pipeline_stages", "raster",    "epilogue_store", "cluster", "scale"};
 }  // namespace
 
 std::string to_string(Axis a) { return kAxisNames[index_of(a)]; }
-bool is_hopper_axis(Axis a) { return index_of(a) >= kCommonAxisCount; }
+bool is_hopper_axis(Axis a) { return a >= Axis::kPipelineStages && a <= Axis::kCluster; }
+bool is_transform_axis(Axis a) { return a == Axis::kScale; }
 
 bool parse(const std::string& s, Axis& out) {
   for (std::size_t i = 0; i < kAxisCount; ++i) {

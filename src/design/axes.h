@@ -149,8 +149,9 @@ FragmentShape fragment_shape(Fragment f);
 bool staged_a(Staging s);
 bool staged_b(Staging s);
 
-// The twelve axes of ARCHITECTURE.md, in its order, then the Hopper family's four (written in
-// design.json only for that family's designs); to_string gives the design.json key.
+// The twelve axes of ARCHITECTURE.md, in its order, then the Hopper family's four and the
+// layout-transform family's one (each written in design.json only for that family's designs);
+// to_string gives the design.json key.
 enum class Axis {
   kSharedStaging,
   kReadOnce,
@@ -168,11 +169,15 @@ enum class Axis {
   kRaster,
   kEpilogueStore,
   kCluster,
+  kScale,
 };
-inline constexpr std::size_t kAxisCount = 16;
-// The first kCommonAxisCount axes belong to every GEMM design; the rest to the Hopper family.
+inline constexpr std::size_t kAxisCount = 17;
+// The first kCommonAxisCount axes belong to every design; the rest to one family each.
 inline constexpr std::size_t kCommonAxisCount = 12;
-bool is_hopper_axis(Axis a);
+bool is_hopper_axis(Axis a);     // pipeline_stages, raster, epilogue_store, cluster
+bool is_transform_axis(Axis a);  // scale
+// A family's own axis: optional in design.json (its default when absent).
+inline bool is_family_axis(Axis a) { return is_hopper_axis(a) || is_transform_axis(a); }
 
 std::string to_string(Axis a);
 bool parse(const std::string& s, Axis& out);  // false on an unknown name
@@ -180,7 +185,7 @@ const std::vector<Axis>& all_axes();
 inline std::size_t index_of(Axis a) { return static_cast<std::size_t>(a); }
 
 // The axis names (to_string of all_axes()), in the order of ARCHITECTURE.md, then the Hopper
-// family's.
+// family's, then the layout-transform family's.
 const std::vector<std::string>& axis_names();
 
 }  // namespace vxsynth::design

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "common/error.h"
 #include "design/hopper_family.h"
@@ -186,25 +187,27 @@ Json design_to_json(const DesignPoint& d) {
                  {"warps", d.vortex.warps},
                  {"threads", d.vortex.threads},
                  {"local_mem_bytes", d.vortex.local_mem_bytes}};
+  // Keys are the axes' own names (axes.h), never spelled out here.
   Json a;
-  a["shared_staging"] = to_string(d.staging);
-  a["read_once"] = to_string(d.read_once);
-  a["lane_mapping"] = {{"a", to_string(d.lane_a)}, {"b", to_string(d.lane_b)}};
-  a["tile"] = {{"m", d.tile.m}, {"n", d.tile.n}, {"k", d.tile.k}};
-  a["register_tile"] = pair_json(d.register_tile.m, d.register_tile.n);
-  a["prefetch"] = to_string(d.prefetch);
-  a["tensor_core"] = to_string(d.fragment);
-  a["activation"] = to_string(d.activation);
-  a["split_k"] = d.split_k;
-  a["warps"] = pair_json(d.warps.m, d.warps.n);
-  a["boundary"] = to_string(d.boundary);
-  a["k_range"] = to_string(d.k_range);
-  if (is_transform(d)) a["scale"] = to_string(d.scale);
+  auto put = [&a](Axis axis, Json value) { a[to_string(axis)] = std::move(value); };
+  put(Axis::kSharedStaging, to_string(d.staging));
+  put(Axis::kReadOnce, to_string(d.read_once));
+  put(Axis::kLaneMapping, {{"a", to_string(d.lane_a)}, {"b", to_string(d.lane_b)}});
+  put(Axis::kTile, {{"m", d.tile.m}, {"n", d.tile.n}, {"k", d.tile.k}});
+  put(Axis::kRegisterTile, pair_json(d.register_tile.m, d.register_tile.n));
+  put(Axis::kPrefetch, to_string(d.prefetch));
+  put(Axis::kTensorCore, to_string(d.fragment));
+  put(Axis::kActivation, to_string(d.activation));
+  put(Axis::kSplitK, d.split_k);
+  put(Axis::kWarps, pair_json(d.warps.m, d.warps.n));
+  put(Axis::kBoundary, to_string(d.boundary));
+  put(Axis::kKRange, to_string(d.k_range));
+  if (is_transform(d)) put(Axis::kScale, to_string(d.scale));
   if (is_hopper(d)) {
-    a["pipeline_stages"] = d.stages;
-    a["raster"] = to_string(d.raster);
-    a["epilogue_store"] = to_string(d.epilogue_store);
-    a["cluster"] = pair_json(d.cluster.m, d.cluster.n);
+    put(Axis::kPipelineStages, d.stages);
+    put(Axis::kRaster, to_string(d.raster));
+    put(Axis::kEpilogueStore, to_string(d.epilogue_store));
+    put(Axis::kCluster, pair_json(d.cluster.m, d.cluster.n));
   }
   j["axes"] = a;
   return j;
@@ -260,44 +263,49 @@ DesignPoint design_from_json(const Json& j, const std::string& file) {
 
   if (!j.contains("axes")) throw InputError(file, "axes", "missing");
   const Json& a = j.at("axes");
-  std::set<std::string> names(axis_names().begin(), axis_names().end());
-  names.insert("scale");  // layout transforms only (optional: none when absent)
-  reject_unknown(a, names, file, "axes");
+  reject_unknown(a, std::set<std::string>(axis_names().begin(), axis_names().end()), file, "axes");
   for (const Axis axis : all_axes()) {
-    // The Hopper family's axes are optional: their defaults when absent (validity then says
-    // whether the design needs them).
-    if (!is_hopper_axis(axis) && !a.contains(to_string(axis))) throw InputError(file, "axes." + to_string(axis), "missing");
+    // A family's own axes are optional: their defaults when absent (validity then says whether
+    // the design needs them).
+    if (!is_family_axis(axis) && !a.contains(to_string(axis))) throw InputError(file, "axes." + to_string(axis), "missing");
   }
-  d.staging = get_enum<Staging>(a, "shared_staging", file, "axes");
-  d.read_once = get_enum<ReadOnce>(a, "read_once", file, "axes");
-  const Json& lanes = a.at("lane_mapping");
-  reject_unknown(lanes, {"a", "b"}, file, "axes.lane_mapping");
-  d.lane_a = get_enum<LaneMap>(lanes, "a", file, "axes.lane_mapping");
-  d.lane_b = get_enum<LaneMap>(lanes, "b", file, "axes.lane_mapping");
-  const Json& t = a.at("tile");
-  reject_unknown(t, {"m", "n", "k"}, file, "axes.tile");
-  d.tile = {get_int(t, "m", file, "axes.tile"), get_int(t, "n", file, "axes.tile"), get_int(t, "k", file, "axes.tile")};
-  const Json& r = a.at("register_tile");
-  reject_unknown(r, {"m", "n"}, file, "axes.register_tile");
-  d.register_tile = {get_int(r, "m", file, "axes.register_tile"), get_int(r, "n", file, "axes.register_tile")};
-  d.prefetch = get_enum<Prefetch>(a, "prefetch", file, "axes");
-  d.fragment = get_enum<Fragment>(a, "tensor_core", file, "axes");
-  d.activation = get_enum<ActivationPlacement>(a, "activation", file, "axes");
-  d.split_k = get_int(a, "split_k", file, "axes");
-  const Json& w = a.at("warps");
-  reject_unknown(w, {"m", "n"}, file, "axes.warps");
-  d.warps = {get_int(w, "m", file, "axes.warps"), get_int(w, "n", file, "axes.warps")};
-  d.boundary = get_enum<Boundary>(a, "boundary", file, "axes");
-  d.k_range = get_enum<KRange>(a, "k_range", file, "axes");
-  if (a.contains("scale")) d.scale = get_enum<Scale>(a, "scale", file, "axes");
-  if (a.contains("pipeline_stages")) d.stages = get_int(a, "pipeline_stages", file, "axes");
-  if (a.contains("raster")) d.raster = get_enum<Raster>(a, "raster", file, "axes");
-  if (a.contains("epilogue_store")) d.epilogue_store = get_enum<EpilogueStore>(a, "epilogue_store", file, "axes");
-  if (a.contains("cluster")) {
-    const Json& c = a.at("cluster");
-    reject_unknown(c, {"m", "n"}, file, "axes.cluster");
-    d.cluster = {get_int(c, "m", file, "axes.cluster"), get_int(c, "n", file, "axes.cluster")};
+  auto enum_axis = [&](Axis axis, auto& field) {
+    field = get_enum<std::decay_t<decltype(field)>>(a, to_string(axis), file, "axes");
+  };
+  auto int_axis = [&](Axis axis, int& field) { field = get_int(a, to_string(axis), file, "axes"); };
+  // An axis of a few integer dimensions ({"m": .., "n": ..}): the object and each dimension.
+  auto dims_axis = [&](Axis axis, std::initializer_list<std::pair<const char*, int*>> dims) {
+    const std::string where = "axes." + to_string(axis);
+    const Json& o = a.at(to_string(axis));
+    std::set<std::string> known;
+    for (const auto& [name, _] : dims) known.insert(name);
+    reject_unknown(o, known, file, where);
+    for (const auto& [name, field] : dims) *field = get_int(o, name, file, where);
+  };
+  enum_axis(Axis::kSharedStaging, d.staging);
+  enum_axis(Axis::kReadOnce, d.read_once);
+  {
+    const std::string where = "axes." + to_string(Axis::kLaneMapping);
+    const Json& lanes = a.at(to_string(Axis::kLaneMapping));
+    reject_unknown(lanes, {"a", "b"}, file, where);
+    d.lane_a = get_enum<LaneMap>(lanes, "a", file, where);
+    d.lane_b = get_enum<LaneMap>(lanes, "b", file, where);
   }
+  dims_axis(Axis::kTile, {{"m", &d.tile.m}, {"n", &d.tile.n}, {"k", &d.tile.k}});
+  dims_axis(Axis::kRegisterTile, {{"m", &d.register_tile.m}, {"n", &d.register_tile.n}});
+  enum_axis(Axis::kPrefetch, d.prefetch);
+  enum_axis(Axis::kTensorCore, d.fragment);
+  enum_axis(Axis::kActivation, d.activation);
+  int_axis(Axis::kSplitK, d.split_k);
+  dims_axis(Axis::kWarps, {{"m", &d.warps.m}, {"n", &d.warps.n}});
+  enum_axis(Axis::kBoundary, d.boundary);
+  enum_axis(Axis::kKRange, d.k_range);
+  auto present = [&a](Axis axis) { return a.contains(to_string(axis)); };
+  if (present(Axis::kScale)) enum_axis(Axis::kScale, d.scale);
+  if (present(Axis::kPipelineStages)) int_axis(Axis::kPipelineStages, d.stages);
+  if (present(Axis::kRaster)) enum_axis(Axis::kRaster, d.raster);
+  if (present(Axis::kEpilogueStore)) enum_axis(Axis::kEpilogueStore, d.epilogue_store);
+  if (present(Axis::kCluster)) dims_axis(Axis::kCluster, {{"m", &d.cluster.m}, {"n", &d.cluster.n}});
   return d;
 }
 

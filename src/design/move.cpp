@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "design/hopper_family.h"
+#include "design/transform_family.h"
 #include "design/validity.h"
 
 namespace vxsynth::design {
@@ -39,6 +40,9 @@ int& dim_of(DesignPoint& d, Axis axis, char which) {
   if (axis == Axis::kCluster) return which == 'm' ? d.cluster.m : d.cluster.n;
   return which == 'm' ? d.warps.m : d.warps.n;
 }
+
+// "tile.m": one dimension of an axis, as messages name it.
+std::string dim_name(Axis axis, char dim) { return to_string(axis) + "." + dim; }
 
 void double_or_halve(int& v, bool up, const std::string& what) {
   if (up) {
@@ -83,7 +87,7 @@ void apply_step(DesignPoint& d, const Move& m) {
   const bool tensor = is_tensor(d);
   switch (m.axis) {
     case Axis::kSharedStaging: {
-      const Staging v = parse_enum_value<Staging>(to_value(m), "shared_staging");
+      const Staging v = parse_enum_value<Staging>(to_value(m), to_string(m.axis));
       d.staging = v;
       // An operand that stops being staged keeps the default lane mapping; prefetch needs staging.
       if (!staged_a(v)) d.lane_a = LaneMap::kForward;
@@ -91,26 +95,26 @@ void apply_step(DesignPoint& d, const Move& m) {
       if (v == Staging::kNone) d.prefetch = Prefetch::kNone;
       return;
     }
-    case Axis::kReadOnce: d.read_once = parse_enum_value<ReadOnce>(to_value(m), "read_once"); return;
+    case Axis::kReadOnce: d.read_once = parse_enum_value<ReadOnce>(to_value(m), to_string(m.axis)); return;
     case Axis::kLaneMapping: {
       const std::string& s = m.direction;
       if (s.size() < 3 || (s[0] != 'a' && s[0] != 'b') || s[1] != ':') {
-        throw MoveRejected{"expected a direction a:forward, a:reversed, b:forward or b:reversed for lane_mapping, got \"" +
+        throw MoveRejected{"expected a direction a:forward, a:reversed, b:forward or b:reversed for " + to_string(m.axis) + ", got \"" +
                            s + "\""};
       }
-      (s[0] == 'a' ? d.lane_a : d.lane_b) = parse_enum_value<LaneMap>(s.substr(2), "lane_mapping");
+      (s[0] == 'a' ? d.lane_a : d.lane_b) = parse_enum_value<LaneMap>(s.substr(2), to_string(m.axis));
       return;
     }
     case Axis::kTile: {
       if (is_hopper(d)) {
         // m follows the consumer warpgroups and k is one 128-byte row: only the wgmma N moves.
         const auto [dim, up] = parse_dim_step(m, "n");
-        double_or_halve(d.tile.n, up, "tile.n");
+        double_or_halve(d.tile.n, up, dim_name(Axis::kTile, 'n'));
         return;
       }
       const auto [dim, up] = parse_dim_step(m, "mnk");
       if (dim == 'k') {
-        double_or_halve(d.tile.k, up, "tile.k");
+        double_or_halve(d.tile.k, up, dim_name(Axis::kTile, 'k'));
         return;
       }
       if (tensor) {
@@ -118,8 +122,8 @@ void apply_step(DesignPoint& d, const Move& m) {
                            "warps instead"};
       }
       // The register tile follows, so the thread grid (and the block size) stays.
-      double_or_halve(dim_of(d, Axis::kTile, dim), up, std::string("tile.") + dim);
-      double_or_halve(dim_of(d, Axis::kRegisterTile, dim), up, std::string("register_tile.") + dim);
+      double_or_halve(dim_of(d, Axis::kTile, dim), up, dim_name(Axis::kTile, dim));
+      double_or_halve(dim_of(d, Axis::kRegisterTile, dim), up, dim_name(Axis::kRegisterTile, dim));
       return;
     }
     case Axis::kRegisterTile: {
@@ -129,14 +133,14 @@ void apply_step(DesignPoint& d, const Move& m) {
         return;
       }
       const auto [dim, up] = parse_dim_step(m, "mn");
-      double_or_halve(dim_of(d, Axis::kRegisterTile, dim), up, std::string("register_tile.") + dim);
-      double_or_halve(dim_of(d, Axis::kTile, dim), up, std::string("tile.") + dim);
+      double_or_halve(dim_of(d, Axis::kRegisterTile, dim), up, dim_name(Axis::kRegisterTile, dim));
+      double_or_halve(dim_of(d, Axis::kTile, dim), up, dim_name(Axis::kTile, dim));
       return;
     }
-    case Axis::kPrefetch: d.prefetch = parse_enum_value<Prefetch>(to_value(m), "prefetch"); return;
+    case Axis::kPrefetch: d.prefetch = parse_enum_value<Prefetch>(to_value(m), to_string(m.axis)); return;
     case Axis::kTensorCore: {
       if (!tensor) throw MoveRejected{"a SIMT design has no fragment shape (the engine class is fixed)"};
-      const Fragment v = parse_enum_value<Fragment>(to_value(m), "tensor_core");
+      const Fragment v = parse_enum_value<Fragment>(to_value(m), to_string(m.axis));
       const FragmentShape from = fragment_shape(d.fragment), to = fragment_shape(v);
       if (to.m == 0) throw MoveRejected{"tensor_core none would change the engine class, a fixed property"};
       const int warp_m = d.register_tile.m * from.m, warp_n = d.register_tile.n * from.n;
@@ -155,13 +159,13 @@ void apply_step(DesignPoint& d, const Move& m) {
       return;
     }
     case Axis::kActivation:
-      d.activation = parse_enum_value<ActivationPlacement>(to_value(m), "activation");
+      d.activation = parse_enum_value<ActivationPlacement>(to_value(m), to_string(m.axis));
       return;
     case Axis::kSplitK: {
       if (m.direction != "up" && m.direction != "down") {
-        throw MoveRejected{"expected a direction up or down for split_k, got \"" + m.direction + "\""};
+        throw MoveRejected{"expected a direction up or down for " + to_string(m.axis) + ", got \"" + m.direction + "\""};
       }
-      if (m.direction == "down" && d.split_k < 2) throw MoveRejected{"split_k is 1: it cannot go down"};
+      if (m.direction == "down" && d.split_k < 2) throw MoveRejected{to_string(m.axis) + " is 1: it cannot go down"};
       d.split_k = m.direction == "up" ? d.split_k * 2 : d.split_k / 2;
       return;
     }
@@ -174,24 +178,25 @@ void apply_step(DesignPoint& d, const Move& m) {
       }
       return;
     }
-    case Axis::kBoundary: d.boundary = parse_enum_value<Boundary>(to_value(m), "boundary"); return;
-    case Axis::kKRange: d.k_range = parse_enum_value<KRange>(to_value(m), "k_range"); return;
+    case Axis::kBoundary: d.boundary = parse_enum_value<Boundary>(to_value(m), to_string(m.axis)); return;
+    case Axis::kKRange: d.k_range = parse_enum_value<KRange>(to_value(m), to_string(m.axis)); return;
     case Axis::kPipelineStages: {
       if (m.direction != "up" && m.direction != "down") {
-        throw MoveRejected{"expected a direction up or down for pipeline_stages, got \"" + m.direction + "\""};
+        throw MoveRejected{"expected a direction up or down for " + to_string(m.axis) + ", got \"" + m.direction + "\""};
       }
       d.stages += m.direction == "up" ? 1 : -1;
       return;
     }
-    case Axis::kRaster: d.raster = parse_enum_value<Raster>(to_value(m), "raster"); return;
+    case Axis::kRaster: d.raster = parse_enum_value<Raster>(to_value(m), to_string(m.axis)); return;
     case Axis::kEpilogueStore:
-      d.epilogue_store = parse_enum_value<EpilogueStore>(to_value(m), "epilogue_store");
+      d.epilogue_store = parse_enum_value<EpilogueStore>(to_value(m), to_string(m.axis));
       return;
     case Axis::kCluster: {
       const auto [dim, up] = parse_dim_step(m, "mn");
-      double_or_halve(dim_of(d, Axis::kCluster, dim), up, std::string("cluster.") + dim);
+      double_or_halve(dim_of(d, Axis::kCluster, dim), up, dim_name(m.axis, dim));
       return;
     }
+    case Axis::kScale: d.scale = parse_enum_value<Scale>(to_value(m), to_string(m.axis)); return;
   }
 }
 
@@ -236,7 +241,7 @@ void apply_set(DesignPoint& d, const Move& m) {
       const auto eq = m.value.find('=');
       const std::string side = m.value.substr(0, eq);
       if (eq == std::string::npos || (side != "a" && side != "b")) {
-        throw MoveRejected{"expected a=VALUE or b=VALUE for lane_mapping, got \"" + m.value + "\""};
+        throw MoveRejected{"expected a=VALUE or b=VALUE for " + key + ", got \"" + m.value + "\""};
       }
       axes[key][side] = m.value.substr(eq + 1);
       break;
@@ -395,6 +400,8 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
   add(Axis::kWarps, "n:up,m:down");
   enum_steps(Axis::kBoundary, d.boundary);
   enum_steps(Axis::kKRange, d.k_range);
+  // The layout-transform family's own axis (validity keeps other families at none).
+  if (is_transform(d)) enum_steps(Axis::kScale, d.scale);
   return out;
 }
 
@@ -427,9 +434,19 @@ Move parse_setting(const std::string& text, const std::string& origin) {
     throw InputError(origin, key, "unknown axis (" + names + "; lane_a, lane_b for one operand's lane mapping)");
   }
   if (axis == Axis::kLaneMapping && value.find('=') == std::string::npos) {
-    throw InputError(origin, key, "expected lane_mapping=a=VALUE, or lane_a=VALUE / lane_b=VALUE");
+    throw InputError(origin, key, "expected " + key + "=a=VALUE, or lane_a=VALUE / lane_b=VALUE");
   }
   return Move{axis, "", value, std::nullopt};
+}
+
+DesignPoint apply_settings(const DesignPoint& d, const std::vector<std::string>& settings, const std::string& origin) {
+  std::vector<Move> moves;
+  for (const auto& item : settings) moves.push_back(parse_setting(item, origin));
+  if (moves.empty()) {
+    require_valid(d, origin);
+    return d;
+  }
+  return apply(d, moves, origin);
 }
 
 Json move_to_json(const Move& m) {

@@ -61,6 +61,11 @@ std::optional<std::string> opposite_direction(const std::string& direction);
 // InputError naming `origin` when it is not of that form or names no axis.
 Move parse_setting(const std::string& text, const std::string& origin = "--set");
 
+// Settings "AXIS=VALUE" (as parse_setting reads them) applied together as sets, validity checked
+// on the result (apply(d, moves, origin)); with none, `d` itself checked. `vxsynth gen --set`.
+DesignPoint apply_settings(const DesignPoint& d, const std::vector<std::string>& settings,
+                           const std::string& origin = "--set");
+
 // JSON: {"axis": "tile", "direction": "m:up", "coupled": "register_tile"} or
 // {"axis": "split_k", "value": "4"}. from_json rejects unknown fields and axes, naming `file`
 // and `where`.

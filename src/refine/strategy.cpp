@@ -135,6 +135,7 @@ std::string same_operator_reason(const std::vector<Move>& moves, const design::D
       {Axis::kRaster, "consecutive blocks walk the other tile index; every block still computes its own tile"},
       {Axis::kEpilogueStore, "the finished tile leaves through shared memory and one bulk copy instead of per-thread stores; the values are the same"},
       {Axis::kCluster, "blocks are launched in clusters (no data is shared between them); each block computes the same tile"},
+      {Axis::kScale, "each element is copied as bits or passes the FPU as alpha * x with alpha = 1, exact for every non-NaN value; every element lands in the same place"},
   };
   std::string s;
   for (const auto& m : moves) s += (s.empty() ? "" : "; ") + design::to_string(m.axis) + ": " + why.at(m.axis);

@@ -126,10 +126,10 @@ TEST(TransformDesign, NeighboursAreValidMovesOfTheVocabulary) {
     EXPECT_EQ(procedural_name(apply(seed, n.move)), procedural_name(n.design));
     axes.insert(n.move.axis);
   }
-  for (Axis a : {Axis::kReadOnce, Axis::kLaneMapping, Axis::kTile, Axis::kBoundary, Axis::kKRange}) {
+  for (Axis a : {Axis::kReadOnce, Axis::kLaneMapping, Axis::kTile, Axis::kBoundary, Axis::kKRange, Axis::kScale}) {
     EXPECT_TRUE(axes.count(a)) << to_string(a);
   }
-  // Direct designs and the scale are reached by setting them (several axes change together).
+  // Direct designs are reached by setting them (several axes change together).
   const DesignPoint direct = apply(seed, {parse_setting("shared_staging=none"), parse_setting("lane_b=reversed")});
   EXPECT_EQ(direct.staging, Staging::kNone);
   EXPECT_FALSE(can_implement(direct).has_value());
@@ -140,6 +140,27 @@ TEST(TransformDesign, NeighboursAreValidMovesOfTheVocabulary) {
   bool vector = false;
   for (const auto& n : neighbours(even)) vector |= n.design.register_tile.n > 1;
   EXPECT_TRUE(vector);
+}
+
+// scale is an axis like the others: a step, a `gen --set` setting, JSON; other families refuse
+// any value but none through the validity rule.
+TEST(TransformDesign, ScaleIsAnAxisOfTheMoveVocabulary) {
+  const DesignPoint seed = seed_from_reference(ref("diffusion_policy-1-conv1d"));
+  ASSERT_EQ(seed.scale, Scale::kAlpha);
+  EXPECT_TRUE(is_transform_axis(Axis::kScale));
+  EXPECT_FALSE(is_hopper_axis(Axis::kScale));
+  const Move step{Axis::kScale, "to:none", "", std::nullopt};
+  const DesignPoint bits = apply(seed, step);
+  EXPECT_EQ(bits.scale, Scale::kNone);
+  EXPECT_EQ(design_to_json(bits)["axes"]["scale"], "none");
+  EXPECT_EQ(apply_settings(seed, {"scale=none"}).scale, Scale::kNone);
+  EXPECT_EQ(apply_settings(bits, {"scale=alpha", "k_range=fixed"}).scale, Scale::kAlpha);
+  EXPECT_EQ(move_from_json(move_to_json(step), "m.json", "move"), step);
+  expect_input_error([&] { apply_settings(seed, {"scale=beta"}); }, {"--set", "scale", "none, alpha"});
+  // A GEMM design takes none only.
+  const DesignPoint conv = seed_design(ops::make_linear("g", ops::PrecisionPath::fp32, 37, 53, 71), EngineClass::kSimt, 128);
+  expect_input_error([&] { apply_settings(conv, {"scale=alpha"}); }, {"--set", "scale-family"});
+  for (const auto& n : neighbours(conv)) EXPECT_NE(n.move.axis, Axis::kScale);
 }
 
 TEST(TransformDesign, SeedsForOtherBlocksAndEngines) {

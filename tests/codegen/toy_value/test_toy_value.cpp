@@ -8,6 +8,8 @@
 #include "codegen/component.h"
 #include "codegen/emit.h"
 #include "common/error.h"
+#include "design/move.h"
+#include "design/neighbours.h"
 #include "design/validity.h"
 #include "refine/sim_run.h"
 #include "toy_value.h"
@@ -57,6 +59,31 @@ TEST(ToyAxisValue, IsAValueOfItsAxis) {
   const DesignPoint d = toy_design();
   EXPECT_EQ(design::design_from_json(design::design_to_json(d)).prefetch, toy::kUnrollOff);
   EXPECT_THROW(design::add_value(static_cast<design::Prefetch>(101), "unroll_off"), WorkError);  // name taken
+}
+
+// The typed move vocabulary reaches the value with nothing added: `gen --set`, a step among the
+// neighbours of a design that does not have it, the way back, and its rule on a set.
+TEST(ToyAxisValue, MovesReachIt) {
+  const DesignPoint seed = design::seed_design(ops::make_linear("toy", ops::PrecisionPath::fp32, 37, 53, 71, true,
+                                                                ops::Activation::relu),
+                                               design::EngineClass::kSimt, 128);
+  ASSERT_NE(seed.prefetch, toy::kUnrollOff);
+  EXPECT_EQ(design::apply_settings(seed, {"prefetch=unroll_off"}).prefetch, toy::kUnrollOff);
+  const design::Move step{design::Axis::kPrefetch, "to:unroll_off", "", std::nullopt};
+  bool listed = false;
+  for (const auto& n : design::neighbours(seed)) listed |= n.move == step && n.design.prefetch == toy::kUnrollOff;
+  EXPECT_TRUE(listed);
+  const DesignPoint toy = design::apply(seed, step);
+  EXPECT_EQ(design::apply(toy, design::Move{design::Axis::kPrefetch, "to:" + design::to_string(seed.prefetch), "",
+                                            std::nullopt})
+                .prefetch,
+            seed.prefetch);
+  try {
+    design::apply_settings(seed, {"prefetch=unroll_off", "split_k=2"});
+    ADD_FAILURE() << "the toy rule did not fire";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("toy-unroll-off-split-k"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ToyAxisValue, ItsRuleRejectsDesignsThatBreakIt) {
