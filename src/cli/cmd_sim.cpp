@@ -224,7 +224,7 @@ int run_kernel(const RunOptions& o) {
   if (o.cores) config.cores = *o.cores;
   if (o.warps) config.warps = *o.warps;
   if (o.threads) config.threads = *o.threads;
-  if (o.local_mem) config.local_mem_size = *o.local_mem;
+  if (o.local_mem) config.local_mem_bytes = *o.local_mem;
   if (o.max_instrs) config.max_instructions = *o.max_instrs;
   config.validate("sim run options (--cores/--warps/--threads/--local-mem)");
 
@@ -318,7 +318,7 @@ int run_kernel(const RunOptions& o) {
     doc["config"] = {{"cores", config.cores},
                      {"warps", config.warps},
                      {"threads", config.threads},
-                     {"local_mem_size", config.local_mem_size},
+                     {"local_mem_size", config.local_mem_bytes},
                      {"max_instructions", config.max_instructions}};
     doc["exit_code"] = fault ? Json(nullptr) : Json(result.exit_code);
     if (fault) {

@@ -113,8 +113,9 @@ std::int64_t vortex_local_bytes(const DesignPoint& d) {
 }
 
 int vortex_blocks_per_core(const DesignPoint& d) {
-  const int warps_per_block = (d.fixed.block_size + d.vortex.threads - 1) / std::max(1, d.vortex.threads);
-  return warps_per_block > 0 ? d.vortex.warps / warps_per_block : 0;
+  const int threads = std::max(1, static_cast<int>(d.vortex.threads));
+  const int warps_per_block = (d.fixed.block_size + threads - 1) / threads;
+  return warps_per_block > 0 ? static_cast<int>(d.vortex.warps) / warps_per_block : 0;
 }
 
 // ---- JSON ----
@@ -256,10 +257,10 @@ DesignPoint design_from_json(const Json& j, const std::string& file) {
   if (!j.contains("vortex")) throw InputError(file, "vortex", "missing");
   const Json& v = j.at("vortex");
   reject_unknown(v, {"cores", "warps", "threads", "local_mem_bytes"}, file, "vortex");
-  d.vortex.cores = get_int(v, "cores", file, "vortex");
-  d.vortex.warps = get_int(v, "warps", file, "vortex");
-  d.vortex.threads = get_int(v, "threads", file, "vortex");
-  d.vortex.local_mem_bytes = get_int(v, "local_mem_bytes", file, "vortex");
+  d.vortex.cores = static_cast<uint32_t>(get_int(v, "cores", file, "vortex"));  // get_int: 0..2^30
+  d.vortex.warps = static_cast<uint32_t>(get_int(v, "warps", file, "vortex"));
+  d.vortex.threads = static_cast<uint32_t>(get_int(v, "threads", file, "vortex"));
+  d.vortex.local_mem_bytes = static_cast<uint32_t>(get_int(v, "local_mem_bytes", file, "vortex"));
 
   if (!j.contains("axes")) throw InputError(file, "axes", "missing");
   const Json& a = j.at("axes");

@@ -2,8 +2,6 @@
 // four fixed properties, the Vortex configuration it runs on, and one value per axis.
 #pragma once
 
-#include <VX_config.h>
-
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,6 +9,7 @@
 
 #include "common/engine_class.h"
 #include "common/json_io.h"
+#include "common/vortex_machine.h"
 #include "design/axes.h"
 #include "ops/op_spec.h"
 
@@ -33,17 +32,10 @@ struct FixedProperties {
   ops::GemmView shape;  // the op's GEMM view: batch (matmul batch or conv groups), M, N, K
 };
 
-// The Vortex machine a benchmark is written for; a block must fit one core. The defaults are
-// Vortex's default machine (vortex-rt's VX_config.h, which the simulator's vxsim::Config
-// defaults to as well); a seed sizes the machine for its block (seed.cpp). refine turns it
-// into the simulator's configuration (refine/sim_run.h, simulator_config).
-struct VortexConfig {
-  int cores = NUM_CORES;
-  int warps = NUM_WARPS;           // warps per core
-  int threads = NUM_THREADS;       // threads per warp
-  int local_mem_bytes = 1 << LMEM_LOG_SIZE;  // local memory per core
-  bool operator==(const VortexConfig&) const = default;
-};
+// The Vortex machine a benchmark is written for (common/vortex_machine.h: the same struct the
+// simulator's vxsim::Config is made of, so defaults, names and limits are written once); a block
+// must fit one core. A seed sizes the machine for its block (seed.cpp).
+using VortexConfig = ::vxsynth::VortexMachine;
 
 // A property the reference's kernel name documents and its launch geometry confirmed, and
 // whether the seed could use it (the method: such properties shape the seed; undocumented or

@@ -6,23 +6,15 @@
 #include <optional>
 #include <sstream>
 
+#include "design/util.h"
+
 namespace vxsynth::design {
 namespace {
 
-template <typename... Parts>
-std::string cat(const Parts&... parts) {
-  std::ostringstream s;
-  (s << ... << parts);
-  return s.str();
-}
+using util::cat;
+using util::next_pow2;
 
 int element_bytes(ops::PrecisionPath p) { return p == ops::PrecisionPath::tf32 || p == ops::PrecisionPath::fp32 ? 4 : 2; }
-
-int next_pow2(std::int64_t v) {
-  int p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
 
 bool cluster_dim_ok(int v) { return v == 1 || v == 2 || v == 4; }
 

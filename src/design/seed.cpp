@@ -11,6 +11,7 @@
 #include "design/hopper_family.h"
 #include "design/transform_family.h"
 #include "design/validity.h"
+#include "design/util.h"
 #include "signature/kernel_name.h"
 
 namespace vxsynth::design {
@@ -45,11 +46,7 @@ SeedDefaults seed_defaults(EngineClass engine, ops::PrecisionPath precision, int
 
 namespace {
 
-int next_pow2(std::int64_t v) {
-  int p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
+using util::next_pow2;
 
 // The most square m x n split of `count` with m <= n.
 WarpArrangement square_split(int count) {

@@ -4,24 +4,14 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "design/util.h"
 
 namespace vxsynth::design {
 namespace {
 
-template <typename... Parts>
-std::string cat(const Parts&... parts) {
-  std::ostringstream s;
-  (s << ... << parts);
-  return s.str();
-}
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-int next_pow2(std::int64_t v) {
-  int p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
+using util::cat;
+using util::next_pow2;
+using util::ceil_div;
 
 char lane_letter(LaneMap l) { return l == LaneMap::kForward ? 'f' : 'r'; }
 

@@ -6,20 +6,13 @@
 #include "common/error.h"
 #include "design/hopper_family.h"
 #include "design/transform_family.h"
+#include "design/util.h"
 
 namespace vxsynth::design {
 namespace {
 
-bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-template <typename... Parts>
-std::string cat(const Parts&... parts) {
-  std::ostringstream s;
-  (s << ... << parts);
-  return s.str();
-}
+using util::cat;
+using util::ceil_div;
 
 void check_capacities(const DesignPoint& d, std::vector<Violation>& out);
 
@@ -173,14 +166,12 @@ void check_capacities(const DesignPoint& d, std::vector<Violation>& out) {
     fail("cuda-shared-capacity", cat(shared, " bytes of shared memory per block exceed the H200's ", kH200SharedPerBlock));
   }
   const VortexConfig& v = d.vortex;
-  if (v.cores < 1 || v.cores > 64 || !power_of_two(v.warps) || v.warps > 32 || !power_of_two(v.threads) ||
-      v.threads > 32 || !power_of_two(v.local_mem_bytes) || v.local_mem_bytes < 1024 || v.local_mem_bytes > 65536) {
+  if (const auto p = v.problem()) {
     fail("vortex-config", cat("vortex ", v.cores, " cores x ", v.warps, " warps x ", v.threads, " threads, ",
-                              v.local_mem_bytes, " B local memory: cores 1..64, warps and threads powers of two "
-                              "up to 32, local memory a power of two 1 KiB..64 KiB"));
+                              v.local_mem_bytes, " B local memory: ", p->field, " ", p->what));
     return;
   }
-  if (f.block_size > v.warps * v.threads) {
+  if (f.block_size > static_cast<std::int64_t>(v.warps) * v.threads) {
     fail("vortex-block-fit", cat("a block of ", f.block_size, " threads does not fit a core of ", v.warps, " warps x ",
                                  v.threads, " threads"));
     return;
@@ -189,7 +180,7 @@ void check_capacities(const DesignPoint& d, std::vector<Violation>& out) {
     // The Vortex side runs each CUDA warp's tile on one 32-thread Vortex warp with the unit's
     // 16 x 16 x 32 tiles.
     const int warp_m = t.m / d.warps.m, warp_n = t.n / d.warps.n;
-    if (v.threads != kVortexTensorThreads) {
+    if (v.threads != static_cast<uint32_t>(kVortexTensorThreads)) {
       fail("vortex-tensor-tile", cat("tensor-core designs run on 32-thread Vortex warps (vortex threads = ", v.threads, ")"));
     } else if (warp_m % kVortexTileM != 0 || warp_n % kVortexTileN != 0 || t.k % kVortexTileK != 0) {
       fail("vortex-tensor-tile", cat("warp tile ", warp_m, "x", warp_n, " and k-step ", t.k,

@@ -23,10 +23,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 vxsim::Config simulator_config(const design::VortexConfig& v) {
   vxsim::Config c;
-  c.cores = static_cast<uint32_t>(v.cores);
-  c.warps = static_cast<uint32_t>(v.warps);
-  c.threads = static_cast<uint32_t>(v.threads);
-  c.local_mem_size = static_cast<uint32_t>(v.local_mem_bytes);
+  static_cast<VortexMachine&>(c) = v;  // the same struct (common/vortex_machine.h)
   c.validate("design vortex machine");
   return c;
 }
@@ -72,7 +69,7 @@ SimRunResult run_on_simulator(const design::DesignPoint& d, const BenchmarkFiles
   run.capture = &r.output;
   run.env = {"VXSIM_CORES=" + std::to_string(machine.cores), "VXSIM_WARPS=" + std::to_string(machine.warps),
              "VXSIM_THREADS=" + std::to_string(machine.threads),
-             "VXSIM_LOCAL_MEM=" + std::to_string(machine.local_mem_size),
+             "VXSIM_LOCAL_MEM=" + std::to_string(machine.local_mem_bytes),
              std::string("VXSIM_TIMING=") + (options.timing ? "vortex2" : "none"), "VXSIM_TIMING_PARAMS=",
              "VXSIM_TIMING_CONFIG=", "VXSIM_RUN_JSON=" + options.run_json};
   if (!options.run_json.empty()) fs::remove(options.run_json, ec);

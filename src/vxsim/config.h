@@ -8,6 +8,9 @@
 #include "../../vortex-rt/src/vx_runtime.h"
 
 #include <cstdint>
+#include <string>
+
+#include "common/vortex_machine.h"
 
 namespace vxsynth::vxsim {
 
@@ -28,26 +31,23 @@ static_assert(kIoBaseAddr == 0x40 && kIoMpmAddr == 0x80 && kIoExitCodeAddr == 0x
                   kLocalMemBaseAddr == 0xFFFF0000,
               "the Vortex 2.x memory map");
 
-// Limits of this simulator (the mask types are 32 bits wide).
-inline constexpr uint32_t kMaxCores = 64;
-inline constexpr uint32_t kMaxWarps = 32;
-inline constexpr uint32_t kMaxThreads = 32;
+// Limits of this simulator (the mask types are 32 bits wide): the machine's (common/vortex_machine.h).
+inline constexpr uint32_t kMaxCores = VortexMachine::kMaxCores;
+inline constexpr uint32_t kMaxWarps = VortexMachine::kMaxWarps;
+inline constexpr uint32_t kMaxThreads = VortexMachine::kMaxThreads;
 
-struct Config {
-  // The defaults are Vortex's default machine (VX_config.h).
-  uint32_t cores = NUM_CORES;         // 1..64
-  uint32_t warps = NUM_WARPS;         // warps per core, power of two, 1..32
-  uint32_t threads = NUM_THREADS;     // threads per warp, power of two, 1..32
-  uint32_t local_mem_size = 1u << LMEM_LOG_SIZE;  // bytes per core at 0xFFFF0000; power of two, 1 KiB..64 KiB
+// The machine (cores, warps, threads, local_mem_bytes at 0xFFFF0000; defaults and limits in
+// common/vortex_machine.h, the same struct a design names its machine with) and run limits.
+struct Config : VortexMachine {
   uint64_t max_instructions = 0;      // warp-instruction budget over all cores; 0 = no limit
 
   // Vortex 2.x: NUM_BARRIERS = max(1, NUM_WARPS / 2).
   uint32_t num_barriers() const { return warps / 2 > 1 ? warps / 2 : 1; }
   uint32_t harts() const { return cores * warps * threads; }
 
-  // Throws vxsynth::InputError("config", "<field>", "...") naming the bad field and the
+  // Throws vxsynth::InputError(source, "<field>", "...") naming the bad field and the
   // accepted range. `source` is used as the error's file name (e.g. a CLI flag set).
-  void validate(const char* source = "simulator config") const;
+  void validate(const std::string& source = "simulator config") const { VortexMachine::validate(source); }
 };
 
 }  // namespace vxsynth::vxsim

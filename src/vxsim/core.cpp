@@ -95,8 +95,8 @@ Core::Core(Simulator& s, Memory& m, DecodeCache& dc, uint8_t* io_block, uint32_t
       full_mask(nt == 32 ? 0xffffffffu : (1u << nt) - 1),
       warps(nw),
       barriers(s.config().num_barriers()),
-      lmem(s.config().local_mem_size),
-      lmem_size(s.config().local_mem_size) {}
+      lmem(s.config().local_mem_bytes),
+      lmem_size(s.config().local_mem_bytes) {}
 
 void Core::reset(uint32_t startup_pc, uint32_t startup_arg) {
   *live_reservations = 0;  // every core is reset together
@@ -155,7 +155,7 @@ void Core::misaligned(uint32_t addr, uint32_t lane, uint32_t size, const char* w
 void Core::local_out_of_range(uint32_t addr, uint32_t lane) {
   throw Trap{FaultKind::kUnmappedAccess,
              "access beyond local memory: [" + hex(kLocalMemBaseAddr) + ", " + hex(kLocalMemBaseAddr + lmem_size) +
-                 ") is mapped (local_mem_size " + std::to_string(lmem_size) + ")",
+                 ") is mapped (local_mem_bytes " + std::to_string(lmem_size) + ")",
              addr, lane, {}, {}};
 }
 

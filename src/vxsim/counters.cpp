@@ -115,7 +115,7 @@ Json counters_to_json(const Counters& total, const std::vector<Counters>& per_co
   Json j;
   j["schema"] = schema_id("vxsim-counters", 1);
   j["config"] = {{"cores", config.cores}, {"warps", config.warps}, {"threads", config.threads},
-                 {"local_mem_size", config.local_mem_size}};
+                 {"local_mem_size", config.local_mem_bytes}};
   j["total"] = one(total, config.threads);
   Json cores = Json::array();
   for (const auto& c : per_core) cores.push_back(one(c, config.threads));

@@ -10,6 +10,8 @@
 #include "../codegen/codegen_testbed.h"
 #include "../codegen/design_samples.h"
 #include "common/error.h"
+#include "design/seed.h"
+#include "design/validity.h"
 #include "refine/sim_run.h"
 #include "sim_runner.h"
 
@@ -57,22 +59,39 @@ TEST(Vortex, TensorCoreSamplePassesOnTheSimulator) {
 namespace vxsynth::refine {
 namespace {
 
-// design::VortexConfig and vxsim::Config default to the same machine (VX_config.h), and the
-// one conversion keeps every field and refuses a machine the simulator cannot be.
+// design::VortexConfig and vxsim::Config are one struct (common/vortex_machine.h): the same
+// defaults (VX_config.h), every field kept by the conversion, and a machine the simulator
+// cannot be refused by both the design's validity and the simulator, naming the same field.
 TEST(SimulatorConfig, DefaultsAgreeAndTheConversionIsExact) {
+  static_assert(std::is_base_of_v<design::VortexConfig, vxsim::Config>);
   const vxsim::Config sim_default;
   const vxsim::Config from_design = simulator_config(design::VortexConfig{});
-  EXPECT_EQ(from_design.cores, sim_default.cores);
-  EXPECT_EQ(from_design.warps, sim_default.warps);
-  EXPECT_EQ(from_design.threads, sim_default.threads);
-  EXPECT_EQ(from_design.local_mem_size, sim_default.local_mem_size);
+  EXPECT_EQ(static_cast<const VortexMachine&>(from_design), static_cast<const VortexMachine&>(sim_default));
   const vxsim::Config c = simulator_config({2, 8, 16, 32768});
   EXPECT_EQ(c.cores, 2u);
   EXPECT_EQ(c.warps, 8u);
   EXPECT_EQ(c.threads, 16u);
-  EXPECT_EQ(c.local_mem_size, 32768u);
-  EXPECT_THROW(simulator_config({1, 3, 16, 16384}), InputError);   // warps not a power of two
-  EXPECT_THROW(simulator_config({1, 8, -16, 16384}), InputError);  // negative threads
+  EXPECT_EQ(c.local_mem_bytes, 32768u);
+  const std::vector<std::pair<design::VortexConfig, std::string>> bad = {
+      {{1, 3, 16, 16384}, "warps"},     // not a power of two
+      {{1, 8, 0, 16384}, "threads"},    // none
+      {{65, 8, 16, 16384}, "cores"},    // beyond the simulator's 64
+      {{1, 8, 16, 100000}, "local_mem_bytes"}};
+  for (const auto& [machine, field] : bad) {
+    try {
+      simulator_config(machine);
+      ADD_FAILURE() << "accepted a bad " << field;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), field) << e.what();
+    }
+    design::DesignPoint d = design::seed_design(ops::make_linear("x", ops::PrecisionPath::fp32, 9, 13, 17), EngineClass::kSimt, 64, "", "test");
+    ASSERT_FALSE(design::can_implement(d)) << "the seed itself is valid";
+    d.vortex = machine;
+    const auto v = design::can_implement(d);
+    ASSERT_TRUE(v) << field;
+    EXPECT_EQ(v->rule, "vortex-config");
+    EXPECT_NE(v->detail.find(field), std::string::npos) << v->detail;
+  }
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ TEST(Config, DefaultsAreVortexs) {
   EXPECT_EQ(c.cores, 1u);
   EXPECT_EQ(c.warps, 4u);
   EXPECT_EQ(c.threads, 4u);
-  EXPECT_EQ(c.local_mem_size, 16384u);
+  EXPECT_EQ(c.local_mem_bytes, 16384u);
   EXPECT_EQ(c.num_barriers(), 2u);
   EXPECT_NO_THROW(c.validate());
 }
@@ -44,8 +44,8 @@ TEST(Config, LimitsAreChecked) {
   c.threads = 12;
   expect_bad(c, "threads");
   c = Config{};
-  c.local_mem_size = 100000;
-  expect_bad(c, "local_mem_size");
+  c.local_mem_bytes = 100000;
+  expect_bad(c, "local_mem_bytes");
   c = Config{};
   c.cores = 64;
   c.warps = 32;

@@ -64,7 +64,7 @@ TEST(Faults, UnmappedNullPageAndLocalMemoryBound) {
   EXPECT_EQ(r.address.value_or(0), 0xFFFF4000u);
   // With 32 KiB of local memory the same address is fine: it reads 0.
   Config big;
-  big.local_mem_size = 32768;
+  big.local_mem_bytes = 32768;
   Simulator sim(big);
   sim.load_program(program_path("faults"));
   sim.write_dcr(kDcrStartupArg0, 19);

@@ -72,7 +72,7 @@ Config device_config_from_environment() {
   const Field fields[] = {{"VXSIM_CORES", &config.cores},
                           {"VXSIM_WARPS", &config.warps},
                           {"VXSIM_THREADS", &config.threads},
-                          {"VXSIM_LOCAL_MEM", &config.local_mem_size}};
+                          {"VXSIM_LOCAL_MEM", &config.local_mem_bytes}};
   for (const Field& field : fields) {
     if (auto value = env_number(field.variable)) {
       if (*value > std::numeric_limits<uint32_t>::max()) {
@@ -387,7 +387,7 @@ Json Device::run_json() const {
   doc["config"] = {{"cores", config.cores},
                    {"warps", config.warps},
                    {"threads", config.threads},
-                   {"local_mem_size", config.local_mem_size},
+                   {"local_mem_size", config.local_mem_bytes},
                    {"max_instructions", config.max_instructions}};
   doc["exit_code"] = outcome_.faulted ? Json(nullptr) : Json(outcome_.exit_code);
   doc["fault"] = outcome_.faulted ? Json{{"report", outcome_.error}} : Json(nullptr);

@@ -159,7 +159,7 @@ int vx_dev_caps(vx_device_h hdevice, uint32_t caps_id, uint64_t* value) {
       case VX_CAPS_NUM_CORES: *value = config.cores; break;
       case VX_CAPS_CACHE_LINE_SIZE: *value = vxsynth::vxsim::kCacheLineSize; break;
       case VX_CAPS_GLOBAL_MEM_SIZE: *value = global_mem; break;
-      case VX_CAPS_LOCAL_MEM_SIZE: *value = config.local_mem_size; break;
+      case VX_CAPS_LOCAL_MEM_SIZE: *value = config.local_mem_bytes; break;
       case VX_CAPS_ISA_FLAGS:
         // RV32 (log2(32) - 4 = 1 in bits 30-31), IMAF, local memory, Zicond and the v2 tensor unit.
         *value = VX_ISA_STD_I | VX_ISA_STD_M | VX_ISA_STD_A | VX_ISA_STD_F | (uint64_t{1} << 30) |
@@ -410,7 +410,7 @@ int vx_check_occupancy(vx_device_h hdevice, uint32_t group_size, uint32_t* max_l
     }
     const uint32_t warps_per_group = (group_size + config.threads - 1) / config.threads;
     const uint32_t groups_per_core = config.warps / warps_per_group;
-    *max_localmem = config.local_mem_size / groups_per_core;
+    *max_localmem = config.local_mem_bytes / groups_per_core;
     return 0;
   });
 }
@@ -429,7 +429,7 @@ int vxsim_default_device_config(vxsim_device_config_t* config) {
   return guarded("vxsim_default_device_config", [&] {
     require_out(config, "vxsim_default_device_config", "config");
     const auto c = host::current_device_config();
-    *config = {c.cores, c.warps, c.threads, c.local_mem_size, c.max_instructions};
+    *config = {c.cores, c.warps, c.threads, c.local_mem_bytes, c.max_instructions};
     return 0;
   });
 }
@@ -444,7 +444,7 @@ int vxsim_set_device_config(const vxsim_device_config_t* config) {
     c.cores = config->cores;
     c.warps = config->warps;
     c.threads = config->threads;
-    c.local_mem_size = config->local_mem_size;
+    c.local_mem_bytes = config->local_mem_size;
     c.max_instructions = config->max_instructions;
     host::set_process_device_config(c);
     return 0;
