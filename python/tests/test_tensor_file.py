@@ -192,3 +192,64 @@ def test_cpp_reference_matches_torch(vxsynth_bin, tmp_path, op):
     ulp = {torch.bfloat16: 2 ** -7, torch.float16: 2 ** -10, torch.float32: 2 ** -23}[y_ref.dtype]
     assert torch.all((got - want).abs() <= ulp * want.abs() + 1e-30), (got - want).abs().max()
     assert (got == want).double().mean() > 0.99
+
+
+# ---- live round trip with today's C++ binary (the committed interop files pin the format; these
+# catch a writer or reader on either side drifting from docs/ops.md "Tensor files")
+
+TRANSFORMS = [  # odd sizes; the check of a transform is bit for bit, so every element counts
+    {"kind": "layout_transform", "precision": "fp32",
+     "transform": {"batch": 3, "channels": 7, "spatial": [5, 3], "from": "NCHW", "to": "NHWC", "tensor": "activation"}},
+    {"kind": "layout_transform", "precision": "bf16",
+     "transform": {"batch": 2, "channels": 9, "spatial": [11], "from": "NLC", "to": "NCL", "tensor": "weight"}},
+    {"kind": "layout_transform", "precision": "fp16",
+     "transform": {"batch": 1, "channels": 13, "spatial": [3, 7], "from": "NHWC", "to": "NCHW", "tensor": "activation"}},
+]
+
+
+def _check(vxsynth_bin, tmp_path, op_path, expected, actual):
+    report = tmp_path / "check.json"
+    r = subprocess.run([vxsynth_bin, "check", "--op", str(op_path), "--expected", str(expected), "--actual", str(actual),
+                        "--json", str(report)], capture_output=True, text=True)
+    assert r.returncode in (0, 1), r.stderr
+    return r.returncode, json.loads(report.read_text())
+
+
+@pytest.mark.parametrize("op", TRANSFORMS, ids=lambda o: o["precision"])
+def test_live_round_trip_with_cpp(vxsynth_bin, tmp_path, op):
+    op = {"schema": "vxsynth.op/1", **op}
+    out = _run_ref(vxsynth_bin, tmp_path, op)
+    op_path = tmp_path / "op.json"
+    written = sorted(out.glob("*.tensor"))
+    assert {p.stem for p in written} >= {"x", "y_ref", "y_poison"}
+    for p in written:
+        # C++ wrote it; Python reads it and writes the same tensor back byte for byte.
+        t = tf.read_tensor(str(p))
+        assert t.dtype == {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}[op["precision"]]
+        assert t.numel > 1 and len(t.data) == t.numel * tf.ITEMSIZE[t.dtype]
+        again = tmp_path / f"py_{p.name}"
+        tf.write_tensor(str(again), tf.Tensor(t.dtype, t.shape, t.data, t.name, t.seed))
+        assert again.read_bytes() == p.read_bytes(), p.name
+    y = tf.read_tensor(str(out / "y_ref.tensor"))
+    assert y.unwritten_indices() == []
+    # Python writes; C++ reads: the copy checks bit for bit, and a copy with one element's low bit
+    # flipped fails at exactly that element (so C++ sees Python's elements where Python put them).
+    copy = tmp_path / "copy.tensor"
+    tf.write_tensor(str(copy), tf.Tensor(y.dtype, y.shape, y.data, "copy"))
+    code, report = _check(vxsynth_bin, tmp_path, op_path, out / "y_ref.tensor", copy)
+    assert code == 0 and report["bit_mismatches"] == 0 and report["count"] == y.numel
+    bits = y.bits()
+    at = (7 * y.numel) // 11
+    bits[at] ^= 1
+    if struct.pack("=H", 1) != struct.pack("<H", 1):
+        bits.byteswap()
+    flipped = tmp_path / "flipped.tensor"
+    tf.write_tensor(str(flipped), tf.Tensor(y.dtype, y.shape, bits.tobytes(), "flipped"))
+    code, report = _check(vxsynth_bin, tmp_path, op_path, out / "y_ref.tensor", flipped)
+    assert code == 1 and report["bit_mismatches"] == 1 and report["worst_index"] == at, report
+    # Python's poisoned buffer is C++'s: every element reads as unwritten there.
+    poison = tmp_path / "poison.tensor"
+    tf.write_tensor(str(poison), tf.poisoned(y.dtype, y.shape))
+    assert poison.read_bytes()[-len(y.data):] == (out / "y_poison.tensor").read_bytes()[-len(y.data):]
+    code, report = _check(vxsynth_bin, tmp_path, op_path, out / "y_ref.tensor", poison)
+    assert code == 1 and report["unwritten"] == y.numel
