@@ -27,7 +27,7 @@ struct GenOptions {
   std::string family = "gemm";
   std::string tensor = "activation";
   std::string name, out;
-  std::vector<std::string> set;
+  std::vector<std::string> set, move;
   int block = 128;
   bool bias = false, run_sim = false, list_neighbours = false, verbose = false, served_op = false;
   std::uint64_t seed = 1;
@@ -151,6 +151,21 @@ int run_gen(const GenOptions& o) {
     }
   }
   if (!o.set.empty()) d = design::apply_settings(d, o.set, "--set");
+  if (!o.move.empty()) {
+    // AXIS:DIRECTION, the steps a revision record lists (its "moves"), applied together: this
+    // rebuilds any revision's design from its parent's.
+    std::vector<design::Move> moves;
+    for (const auto& item : o.move) {
+      const auto colon = item.find(':');
+      design::Move m;
+      if (colon == std::string::npos || !design::parse(item.substr(0, colon), m.axis)) {
+        throw InputError("--move", item, "expected AXIS:DIRECTION with an axis of docs/design-space.md, e.g. tile:n:up, split_k:up, boundary:to:padded");
+      }
+      m.direction = item.substr(colon + 1);
+      moves.push_back(m);
+    }
+    d = design::apply(d, moves, "--move");
+  }
   if (o.list_neighbours) {
     for (const auto& n : design::neighbours(d)) {
       std::cout << design::to_string(n.move.axis) << "\t" << n.move.direction
@@ -210,6 +225,8 @@ const CommandRegistrar reg(
       sub.add_option("--name", o->name, "op name (free text)");
       sub.add_option("--set", o->set, "change an axis of the design: AXIS=VALUE (repeatable), e.g. split_k=4, "
                                       "boundary=padded, tile=64x64x16, lane_a=reversed");
+      sub.add_option("--move", o->move, "step an axis of the design as a revision record's moves do: AXIS:DIRECTION (repeatable), "
+                                        "e.g. tile:n:up, warps:n:up,m:down, boundary:to:padded");
       sub.add_option("--out", o->out, "output folder (design.json, cuda/, vortex/)");
       sub.add_option("--seed", o->seed, "input seed of vortex/data")->capture_default_str();
       sub.add_flag("--run-sim", o->run_sim, "build the Vortex side, run it on the embedded simulator, check it");

@@ -1,6 +1,9 @@
 #include "codegen/hopper_emitter.h"
 
+#include <map>
+#include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "codegen/cuda_abi.h"
 #include "design/hopper_family.h"
@@ -44,6 +47,7 @@ struct __align__(1024) Ring {
   elem_t b[kStages][kBN * kBK];
   unsigned long long full[kStages];
   unsigned long long empty[kStages];
+  @@ring_bias@@
 };
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
@@ -64,6 +68,7 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, unsi
   asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];"
                ::"r"(smem_addr(dst)), "l"(map), "r"(smem_addr(bar)), "r"(k), "r"(row), "r"(z) : "memory");
 }
+@@tma_load_1d@@
 // K-major tile of 128-byte rows with the 128-byte swizzle: 8-row groups 1024 bytes apart.
 __device__ __forceinline__ unsigned long long tile_desc(const void* p) {
   const unsigned long long addr = smem_addr(p);
@@ -71,7 +76,7 @@ __device__ __forceinline__ unsigned long long tile_desc(const void* p) {
 }
 __global__ void __launch_bounds__(kThreads, 1)
 gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-     const __grid_constant__ CUtensorMap map_out, const Params p,
+     const __grid_constant__ CUtensorMap map_out,@@bias_map_param@@ const Params p,
      const elem_t* __restrict__ bias, elem_t* __restrict__ out) {
   extern __shared__ unsigned char raw[];
   Ring& s = *reinterpret_cast<Ring*>((reinterpret_cast<size_t>(raw) + 1023) & ~size_t(1023));
@@ -86,12 +91,14 @@ gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensor
       bar_init(&s.full[i], 1);
       bar_init(&s.empty[i], kConsumers);
     }
+    @@bias_bar_init@@
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   __syncthreads();
   if (wg == 0) {  // producer: one thread keeps the ring full
     if (t == 0) {
       const int za = p.a_stride == 0 ? 0 : z, zb = p.b_stride == 0 ? 0 : z;
+      @@bias_copy@@
       for (int kt = 0; kt < ktiles; ++kt) {
         const int st = kt % kStages;
         if (kt >= kStages) bar_wait(&s.empty[st], ((kt / kStages) - 1) & 1);
@@ -120,6 +127,7 @@ gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensor
     if (t == 0 && kt > 0) bar_arrive(&s.empty[(kt - 1) % kStages]);
   }
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  @@bias_wait@@
   const int warp = t / 32, lane = t % 32;
   if constexpr (kStoreTma) {
     // every consumer is past the mainloop before the ring is reused (named barrier 1, consumers only)
@@ -134,7 +142,7 @@ gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensor
         for (int e = 0; e < 2; ++e) {
           const int col = 8 * j + 2 * (lane % 4) + e;
           float v = acc[4 * j + 2 * h + e];
-          if (kHasBias) v += n0 + col < p.N ? to_float(bias[n0 + col]) : 0.f;
+          @@bias_add_tile@@
           tile[row * kBN + col] = from_float(v);
         }
       }
@@ -160,7 +168,7 @@ gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensor
         const long long col = n0 + 8 * j + 2 * (lane % 4) + e;
         if (row >= p.M || col >= p.N) continue;
         float v = acc[4 * j + 2 * h + e];
-        if (kHasBias) v += to_float(bias[col]);
+        @@bias_add_direct@@
         if (kIsConv) {  // row = (image, position), col = output channel
           const long long img = row / (p.p * p.q), pos = row % (p.p * p.q);
           out[(img * p.k_out + col) * p.p * p.q + pos] = from_float(v);
@@ -232,6 +240,7 @@ bool make_out_map(CUtensorMap* map, void* base, const Params& p) {
   return encode(map, kMapType, 3, base, dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
                 CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
+@@make_bias_map@@
 
 bool make_params(const vxsynth_problem* pr, Params* p) {
   if (pr == nullptr || pr->abi_version != VXSYNTH_CANDIDATE_ABI_VERSION) return false;
@@ -316,6 +325,7 @@ extern "C" int vxsynth_candidate_launch(const vxsynth_problem* problem, const vx
     return 3;
   CUtensorMap map_out{};
   if (kStoreTma && !make_out_map(&map_out, buffers->out, p)) return VXSYNTH_LAUNCH_UNSUPPORTED;
+  @@bias_map@@
   // The grid walks (x, y) = (N tiles, M tiles), or (M tiles, N tiles) with kRasterM, rounded up to
   // whole clusters (the extra blocks return at once).
   const unsigned tiles_n = static_cast<unsigned>((p.N + kBN - 1) / kBN), tiles_m = static_cast<unsigned>((p.M + kBM - 1) / kBM);
@@ -338,13 +348,92 @@ extern "C" int vxsynth_candidate_launch(const vxsynth_problem* problem, const vx
     cluster[0].val.clusterDim.z = 1;
     config.attrs = cluster;
     config.numAttrs = 1;
-    if (cudaLaunchKernelEx(&config, gemm, map_a, map_b, map_out, p, bias, out) != cudaSuccess) return 4;
+    if (cudaLaunchKernelEx(&config, gemm, map_a, map_b, map_out,@@bias_map_arg@@ p, bias, out) != cudaSuccess) return 4;
   } else {
-    gemm<<<grid, kThreads, kSharedBytes, stream>>>(map_a, map_b, map_out, p, bias, out);
+    gemm<<<grid, kThreads, kSharedBytes, stream>>>(map_a, map_b, map_out,@@bias_map_arg@@ p, bias, out);
   }
   return cudaGetLastError() == cudaSuccess ? VXSYNTH_LAUNCH_OK : 4;
 }
 )cu";
+
+// The pieces of kBody that depend on bias_load. A marker alone on its line is replaced by whole
+// lines (none for the global path, so those designs keep the text they were profiled with); a
+// marker inside a line by text.
+std::map<std::string, std::string> bias_pieces(bool has_bias, bool bias_tma) {
+  if (!bias_tma) {
+    return {{"ring_bias", ""},
+            {"tma_load_1d", ""},
+            {"bias_map_param", ""},
+            {"bias_bar_init", ""},
+            {"bias_copy", ""},
+            {"bias_wait", ""},
+            {"bias_add_tile", "          if (kHasBias) v += n0 + col < p.N ? to_float(bias[n0 + col]) : 0.f;\n"},
+            {"bias_add_direct", "        if (kHasBias) v += to_float(bias[col]);\n"},
+            {"make_bias_map", ""},
+            {"bias_map", ""},
+            {"bias_map_arg", ""}};
+  }
+  (void)has_bias;  // validity guarantees it (rule hopper-bias)
+  return {
+      {"ring_bias", "  alignas(128) elem_t bias[kBN];  // the block's bias slice (bias_load tma)\n"
+                    "  unsigned long long bias_full;\n"},
+      {"tma_load_1d",
+       "__device__ __forceinline__ void tma_load_1d(void* dst, const CUtensorMap* map, unsigned long long* bar, int x) {\n"
+       "  asm volatile(\"cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3}], [%2];\"\n"
+       "               ::\"r\"(smem_addr(dst)), \"l\"(map), \"r\"(smem_addr(bar)), \"r\"(x) : \"memory\");\n"
+       "}\n"},
+      {"bias_map_param", " const __grid_constant__ CUtensorMap map_bias,"},
+      {"bias_bar_init", "    bar_init(&s.bias_full, 1);\n"},
+      {"bias_copy", "      // the bias slice first (the copy engine fills zeros beyond N); the epilogue waits for it\n"
+                    "      bar_expect(&s.bias_full, kBN * sizeof(elem_t));\n"
+                    "      tma_load_1d(s.bias, &map_bias, &s.bias_full, n0);\n"},
+      {"bias_wait", "  bar_wait(&s.bias_full, 0);\n"},
+      {"bias_add_tile", "          v += to_float(s.bias[col]);\n"},
+      {"bias_add_direct", "        v += to_float(s.bias[col - n0]);\n"},
+      {"make_bias_map",
+       "// The bias [N] as a one-dimensional map, one kBN box per block; the copy engine fills zeros beyond N.\n"
+       "bool make_bias_map(CUtensorMap* map, const void* base, const Params& p) {\n"
+       "  auto encode = encode_tiled();\n"
+       "  if (encode == nullptr || base == nullptr || reinterpret_cast<size_t>(base) % 16 != 0) return false;\n"
+       "  const cuuint64_t dims[1] = {static_cast<cuuint64_t>(p.N)};\n"
+       "  const cuuint64_t strides[1] = {0};  // a rank-1 map has no stride\n"
+       "  const cuuint32_t box[1] = {static_cast<cuuint32_t>(kBN)};\n"
+       "  const cuuint32_t unit[1] = {1};\n"
+       "  return encode(map, kMapType, 1, const_cast<void*>(base), dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,\n"
+       "                CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;\n"
+       "}\n"},
+      {"bias_map", "  CUtensorMap map_bias{};\n"
+                   "  if (!make_bias_map(&map_bias, buffers->bias, p)) return VXSYNTH_LAUNCH_UNSUPPORTED;\n"},
+      {"bias_map_arg", " map_bias,"},
+  };
+}
+
+// kBody with its markers replaced; every marker must be known and every piece used.
+std::string fill_markers(std::string body, const std::map<std::string, std::string>& pieces) {
+  std::set<std::string> used;
+  for (std::size_t at = body.find("@@"); at != std::string::npos; at = body.find("@@", at)) {
+    const std::size_t end = body.find("@@", at + 2);
+    if (end == std::string::npos) throw std::logic_error("hopper emitter: unterminated marker");
+    const std::string name = body.substr(at + 2, end - at - 2);
+    const auto it = pieces.find(name);
+    if (it == pieces.end()) throw std::logic_error("hopper emitter: no piece for marker " + name);
+    used.insert(name);
+    const std::size_t line_start = body.rfind('\n', at) + 1;  // npos + 1 = 0 on the first line
+    const std::size_t line_end = body.find('\n', end);
+    const bool alone = body.find_first_not_of(' ', line_start) == at && line_end == end + 2;
+    if (alone) {
+      body.replace(line_start, line_end + 1 - line_start, it->second);
+      at = line_start + it->second.size();
+    } else {
+      body.replace(at, end + 2 - at, it->second);
+      at += it->second.size();
+    }
+  }
+  for (const auto& [name, text] : pieces) {
+    if (!used.count(name)) throw std::logic_error("hopper emitter: piece " + name + " has no marker");
+  }
+  return body;
+}
 
 }  // namespace
 
@@ -366,7 +455,7 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
   s << "// Hopper family (docs/design-space.md): 1 producer + " << design::hopper_consumers(d)
     << " consumer warpgroups (block " << d.fixed.block_size << "), tile " << d.tile.m << "x" << d.tile.n << "x" << d.tile.k
     << ", " << d.stages << " TMA stages, raster " << design::to_string(d.raster) << ", epilogue store "
-    << design::to_string(d.epilogue_store) << ", cluster " << d.cluster.m << "x" << d.cluster.n << ", "
+    << design::to_string(d.epilogue_store) << (d.bias_load == design::BiasLoad::kTma ? ", bias by bulk copy" : "") << ", cluster " << d.cluster.m << "x" << d.cluster.n << ", "
     << design::to_string(d.fragment) << (conv ? "; convolution as im2col + GEMM" : "")
     << (tf32 ? "; tf32 operands rounded to nearest before the copies" : "") << ".\n";
   s << "#include <cuda.h>\n#include <cudaTypedefs.h>\n#include <cuda_runtime.h>\n";
@@ -402,7 +491,7 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
   }
   s << wgmma_function(d.tile.n, dtype == ops::DType::bf16 ? "bf16" : dtype == ops::DType::f16 ? "f16" : "tf32",
                       design::fragment_shape(d.fragment).k);
-  s << kBody;
+  s << fill_markers(kBody, bias_pieces(d.op.has_bias(), d.bias_load == design::BiasLoad::kTma));
   return s.str();
 }
 

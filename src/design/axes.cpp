@@ -78,6 +78,11 @@ struct Names<EpilogueStore> {
   static constexpr std::array<std::pair<EpilogueStore, const char*>, 2> table{
       {{EpilogueStore::kDirect, "direct"}, {EpilogueStore::kTma, "tma"}}};
 };
+template <>
+struct Names<BiasLoad> {
+  static constexpr std::array<std::pair<BiasLoad, const char*>, 2> table{
+      {{BiasLoad::kGlobal, "global"}, {BiasLoad::kTma, "tma"}}};
+};
 
 // Values added at run time (add_value), after the built-in table.
 template <typename E>
@@ -137,6 +142,7 @@ std::string to_string(KRange v) { return name_of(v); }
 std::string to_string(Scale v) { return name_of(v); }
 std::string to_string(Raster v) { return name_of(v); }
 std::string to_string(EpilogueStore v) { return name_of(v); }
+std::string to_string(BiasLoad v) { return name_of(v); }
 
 bool parse(const std::string& s, Staging& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ReadOnce& out) { return parse_name(s, out); }
@@ -149,6 +155,7 @@ bool parse(const std::string& s, KRange& out) { return parse_name(s, out); }
 bool parse(const std::string& s, Scale& out) { return parse_name(s, out); }
 bool parse(const std::string& s, Raster& out) { return parse_name(s, out); }
 bool parse(const std::string& s, EpilogueStore& out) { return parse_name(s, out); }
+bool parse(const std::string& s, BiasLoad& out) { return parse_name(s, out); }
 
 template <typename E>
 const std::vector<E>& all_values() {
@@ -190,6 +197,7 @@ VXSYNTH_DESIGN_INSTANTIATE(KRange)
 VXSYNTH_DESIGN_INSTANTIATE(Scale)
 VXSYNTH_DESIGN_INSTANTIATE(Raster)
 VXSYNTH_DESIGN_INSTANTIATE(EpilogueStore)
+VXSYNTH_DESIGN_INSTANTIATE(BiasLoad)
 #undef VXSYNTH_DESIGN_INSTANTIATE
 
 FragmentShape fragment_shape(Fragment f) {
@@ -218,11 +226,11 @@ namespace {
 constexpr std::array<const char*, kAxisCount> kAxisNames = {
     "shared_staging", "read_once",  "lane_mapping", "tile",    "register_tile", "prefetch",
     "tensor_core",    "activation", "split_k",      "warps",   "boundary",      "k_range",
-    "pipeline_stages", "raster",    "epilogue_store", "cluster", "scale"};
+    "pipeline_stages", "raster",    "epilogue_store", "cluster", "scale", "bias_load"};
 }  // namespace
 
 std::string to_string(Axis a) { return kAxisNames[index_of(a)]; }
-bool is_hopper_axis(Axis a) { return a >= Axis::kPipelineStages && a <= Axis::kCluster; }
+bool is_hopper_axis(Axis a) { return (a >= Axis::kPipelineStages && a <= Axis::kCluster) || a == Axis::kBiasLoad; }
 bool is_transform_axis(Axis a) { return a == Axis::kScale; }
 
 bool parse(const std::string& s, Axis& out) {

@@ -93,6 +93,11 @@ enum class Raster { kNMajor, kMMajor };
 // 15. Epilogue store: kDirect = each thread stores its accumulators with ordinary stores;
 //     kTma = the warpgroup's tile is staged in shared memory and stored with one bulk tensor copy.
 enum class EpilogueStore { kDirect, kTma };
+// 17 (listed after cluster). Bias load: kGlobal = the epilogue reads the bias with ordinary
+//     loads; kTma = the producer copies the block's bias slice into shared memory with one bulk
+//     tensor copy, so the kernel issues no ordinary global load at all (as nvjet's kernels do).
+//     Only for an op with a bias.
+enum class BiasLoad { kGlobal, kTma };
 // 16. Cluster: thread-block clusters of m x n blocks (m along the M tiles); 1 x 1 = none. Vortex
 //     has no clusters (its side records that).
 struct Cluster {
@@ -112,6 +117,7 @@ std::string to_string(KRange v);
 std::string to_string(Scale v);
 std::string to_string(Raster v);
 std::string to_string(EpilogueStore v);
+std::string to_string(BiasLoad v);
 
 // Parsers: false when the name is unknown.
 bool parse(const std::string& s, Staging& out);
@@ -125,6 +131,7 @@ bool parse(const std::string& s, KRange& out);
 bool parse(const std::string& s, Scale& out);
 bool parse(const std::string& s, Raster& out);
 bool parse(const std::string& s, EpilogueStore& out);
+bool parse(const std::string& s, BiasLoad& out);
 
 // All values of an enum axis, in domain order (neighbours step along this order).
 template <typename E>
@@ -170,8 +177,9 @@ enum class Axis {
   kEpilogueStore,
   kCluster,
   kScale,
+  kBiasLoad,  // Hopper family (after scale: the axes were numbered as they came)
 };
-inline constexpr std::size_t kAxisCount = 17;
+inline constexpr std::size_t kAxisCount = 18;
 // The first kCommonAxisCount axes belong to every design; the rest to one family each.
 inline constexpr std::size_t kCommonAxisCount = 12;
 bool is_hopper_axis(Axis a);     // pipeline_stages, raster, epilogue_store, cluster

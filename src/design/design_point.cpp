@@ -32,7 +32,7 @@ bool same_axes(const DesignPoint& a, const DesignPoint& b) {
          a.fragment == b.fragment && a.activation == b.activation && a.split_k == b.split_k &&
          a.warps == b.warps && a.boundary == b.boundary && a.k_range == b.k_range && a.vortex == b.vortex &&
          a.scale == b.scale && a.stages == b.stages && a.raster == b.raster && a.epilogue_store == b.epilogue_store &&
-         a.cluster == b.cluster;
+         a.cluster == b.cluster && a.bias_load == b.bias_load;
 }
 
 namespace {
@@ -209,6 +209,7 @@ Json design_to_json(const DesignPoint& d) {
     put(Axis::kRaster, to_string(d.raster));
     put(Axis::kEpilogueStore, to_string(d.epilogue_store));
     put(Axis::kCluster, pair_json(d.cluster.m, d.cluster.n));
+    if (d.op.has_bias()) put(Axis::kBiasLoad, to_string(d.bias_load));
   }
   j["axes"] = a;
   return j;
@@ -307,6 +308,7 @@ DesignPoint design_from_json(const Json& j, const std::string& file) {
   if (present(Axis::kRaster)) enum_axis(Axis::kRaster, d.raster);
   if (present(Axis::kEpilogueStore)) enum_axis(Axis::kEpilogueStore, d.epilogue_store);
   if (present(Axis::kCluster)) dims_axis(Axis::kCluster, {{"m", &d.cluster.m}, {"n", &d.cluster.n}});
+  if (present(Axis::kBiasLoad)) enum_axis(Axis::kBiasLoad, d.bias_load);
   return d;
 }
 

@@ -77,6 +77,7 @@ struct DesignPoint {
   Raster raster = Raster::kNMajor;
   EpilogueStore epilogue_store = EpilogueStore::kDirect;
   Cluster cluster;
+  BiasLoad bias_load = BiasLoad::kGlobal;  // written to design.json only for a Hopper design with a bias
 };
 
 bool same_axes(const DesignPoint& a, const DesignPoint& b);

@@ -32,7 +32,9 @@ Fragment hopper_fragment(ops::PrecisionPath precision) {
 
 std::int64_t hopper_shared_bytes(const DesignPoint& d) {
   const std::int64_t e = element_bytes(d.fixed.precision);
-  const std::int64_t ring = std::int64_t(d.stages) * (std::int64_t(d.tile.m) + d.tile.n) * d.tile.k * e + 16 * d.stages;
+  std::int64_t ring = std::int64_t(d.stages) * (std::int64_t(d.tile.m) + d.tile.n) * d.tile.k * e + 16 * d.stages;
+  // the bias slice (128-byte aligned for the copy engine) and its mbarrier
+  if (d.bias_load == BiasLoad::kTma) ring += 128 + std::int64_t(d.tile.n) * e + 8;
   return (ring + 1023) / 1024 * 1024 + 1024;  // the ring is 1024-byte aligned inside the dynamic allocation
 }
 
@@ -40,7 +42,7 @@ std::string hopper_procedural_name(const DesignPoint& d) {
   std::ostringstream s;
   s << ops::to_string(d.op.kind) << '_' << ops::to_string(d.fixed.precision) << "_hopper_b" << d.fixed.block_size << "_t"
     << d.tile.m << 'x' << d.tile.n << 'x' << d.tile.k << "_st" << d.stages << '_' << to_string(d.raster) << "_ep-"
-    << to_string(d.epilogue_store) << "_c" << d.cluster.m << 'x' << d.cluster.n << '_' << to_string(d.fragment);
+    << to_string(d.epilogue_store) << (d.bias_load == BiasLoad::kTma ? "_bias-tma" : "") << "_c" << d.cluster.m << 'x' << d.cluster.n << '_' << to_string(d.fragment);
   return s.str();
 }
 
@@ -120,6 +122,9 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
                                   " stages x k ", t.k, ")"));
     }
   }
+  if (d.bias_load == BiasLoad::kTma && !op.has_bias()) {
+    fail("hopper-bias", "bias_load tma copies the bias: the op has none");
+  }
   if (!cluster_dim_ok(d.cluster.m) || !cluster_dim_ok(d.cluster.n) || d.cluster.m * d.cluster.n > 8) {
     fail("hopper-cluster", cat("cluster ", d.cluster.m, "x", d.cluster.n, ": 1, 2 or 4 blocks each way, at most 8"));
   }
@@ -134,7 +139,7 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
 
 const std::vector<std::pair<std::string, std::string>>& hopper_rule_descriptions() {
   static const std::vector<std::pair<std::string, std::string>> rules = {
-      {"hopper-axes", "pipeline_stages, raster, epilogue_store and cluster keep their defaults outside the Hopper family"},
+      {"hopper-axes", "pipeline_stages, raster, epilogue_store, cluster and bias_load keep their defaults outside the Hopper family"},
       {"hopper-lowering", "the Hopper family pairs wgmma (k16 for bf16/fp16, k8 for tf32) with prefetch tma"},
       {"hopper-block", "Hopper block = one producer + 1..3 consumer warpgroups (256, 384 or 512 threads)"},
       {"hopper-op", "Hopper: linear, matmul with K-contiguous operands, or channels-first groups-1 convolution; no fused activation"},
@@ -144,6 +149,7 @@ const std::vector<std::pair<std::string, std::string>>& hopper_rule_descriptions
       {"hopper-registers", "Hopper: n / 2 accumulators + 32 registers per thread fit 65536 / block (at most 255)"},
       {"hopper-stages", "Hopper: pipeline_stages 2..8"},
       {"hopper-epilogue", "Hopper: a bulk-store epilogue needs a [M][N] output with 16-byte rows and fits the A ring"},
+      {"hopper-bias", "Hopper: bias_load tma only for an op with a bias"},
       {"hopper-cluster", "Hopper: cluster m, n in {1, 2, 4}, m x n <= 8"},
       {"hopper-grid", "Hopper: batch <= 65535 (grid z)"},
       {"vortex-counterpart", "the Vortex side of a Hopper design is a valid GEMM design"},
@@ -158,6 +164,7 @@ DesignPoint vortex_counterpart(const DesignPoint& d) {
   v.stages = 1;
   v.raster = Raster::kNMajor;
   v.epilogue_store = EpilogueStore::kDirect;
+  v.bias_load = BiasLoad::kGlobal;
   v.cluster = {};
   v.tile.k = kVortexTileK;
   v.register_tile = {1, 1};
@@ -212,6 +219,8 @@ std::optional<DesignPoint> seed_hopper(const ops::OpSpec& op, int block_size, co
   d.tile = {64 * std::max(1, block_size / kWarpgroupThreads - 1), 128, hopper_tile_k(op.precision)};
   d.stages = 4;
   d.epilogue_store = (op.kind == ops::OpKind::conv1d || op.kind == ops::OpKind::conv2d) ? EpilogueStore::kDirect : EpilogueStore::kTma;
+  // Every operand through the copy engine, the bias too: the sm90 kernels issue no ordinary load.
+  d.bias_load = op.has_bias() ? BiasLoad::kTma : BiasLoad::kGlobal;
   d.vortex.cores = 1;
   d.vortex.threads = kVortexTensorThreads;
   d.vortex.warps = std::max(1, next_pow2((block_size + kVortexTensorThreads - 1) / kVortexTensorThreads));

@@ -13,6 +13,8 @@
 //   raster           n_major | m_major: which tile index consecutive blocks walk
 //   epilogue_store   direct (ordinary stores) | tma (the tile goes out by one bulk copy)
 //   cluster          m x n blocks, 1, 2 or 4 each, at most 8 (portable cluster size)
+//   bias_load        global (the epilogue's ordinary loads) | tma (one bulk copy of the block's
+//                    bias slice into shared memory); ops with a bias only
 //   fixed            shared_staging ab, lanes forward, read_once default, register_tile 1x1,
 //                    warps = block/32 x 1, activation fused (the op has none), split_k 1,
 //                    boundary guarded (the copy engine zero-fills, the epilogue predicates),
@@ -59,7 +61,7 @@ const std::vector<std::pair<std::string, std::string>>& hopper_rule_descriptions
 DesignPoint vortex_counterpart(const DesignPoint& d);
 
 // A Hopper seed for `op` at `block_size` (256, 384, 512): tile n 128, 4 stages, n-major raster,
-// a bulk-store epilogue where the output takes one, no cluster; a documented and confirmed tile
+// a bulk-store epilogue where the output takes one, the bias by bulk copy, no cluster; a documented and confirmed tile
 // (`confirmed`, as seed_design takes it) sets n when the family can take it. nullopt and `why`
 // set when the family cannot implement the op (layout, alignment, precision, block).
 // `kernel_name` non-empty records the family choice in from_kernel_name.

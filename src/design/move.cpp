@@ -191,6 +191,7 @@ void apply_step(DesignPoint& d, const Move& m) {
     case Axis::kEpilogueStore:
       d.epilogue_store = parse_enum_value<EpilogueStore>(to_value(m), to_string(m.axis));
       return;
+    case Axis::kBiasLoad: d.bias_load = parse_enum_value<BiasLoad>(to_value(m), "bias_load"); return;
     case Axis::kCluster: {
       const auto [dim, up] = parse_dim_step(m, "mn");
       double_or_halve(dim_of(d, Axis::kCluster, dim), up, dim_name(m.axis, dim));
@@ -366,6 +367,7 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
     enum_steps(Axis::kRaster, d.raster);
     enum_steps(Axis::kEpilogueStore, d.epilogue_store);
     for (const char* s : {"m:up", "m:down", "n:up", "n:down"}) add(Axis::kCluster, s);
+    if (d.op.has_bias()) enum_steps(Axis::kBiasLoad, d.bias_load);
     return out;
   }
   const bool tensor = is_tensor(d);

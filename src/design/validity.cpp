@@ -41,10 +41,12 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
     check_hopper(d, out);
     return;
   }
-  if (d.stages != 1 || d.raster != Raster::kNMajor || d.epilogue_store != EpilogueStore::kDirect || !(d.cluster == Cluster{})) {
+  if (d.stages != 1 || d.raster != Raster::kNMajor || d.epilogue_store != EpilogueStore::kDirect || !(d.cluster == Cluster{}) ||
+      d.bias_load != BiasLoad::kGlobal) {
     fail("hopper-axes", cat("pipeline_stages ", d.stages, ", raster ", to_string(d.raster), ", epilogue_store ",
-                            to_string(d.epilogue_store), ", cluster ", d.cluster.m, "x", d.cluster.n,
-                            " belong to the Hopper family (wgmma + tma): outside it they are 1, n_major, direct, 1x1"));
+                            to_string(d.epilogue_store), ", cluster ", d.cluster.m, "x", d.cluster.n, ", bias_load ",
+                            to_string(d.bias_load),
+                            " belong to the Hopper family (wgmma + tma): outside it they are 1, n_major, direct, 1x1, global"));
     return;
   }
   if (is_transform(d)) {

@@ -50,7 +50,7 @@ TEST(Axes, NamesRoundTrip) {
   }
   Boundary b{};
   EXPECT_FALSE(parse("padding", b));
-  EXPECT_EQ(axis_names().size(), 17u);  // twelve, the Hopper family's four, the transforms' scale
+  EXPECT_EQ(axis_names().size(), 18u);  // twelve, the Hopper family's four, the transforms' scale, bias_load
   EXPECT_EQ(kCommonAxisCount, 12u);
 }
 

@@ -67,6 +67,11 @@ TEST(HopperFamily, Sm90ReferencesSeedTheFamily) {
   EXPECT_EQ(dp2.fragment, Fragment::kWgmmaK8);  // tf32
   EXPECT_EQ(dp2.tile.k, 32);                    // one 128-byte row of fp32
   EXPECT_EQ(dp2.epilogue_store, EpilogueStore::kDirect);  // a conv's output is channels first
+  // Every operand through the copy engine: the conv's bias too; pi0-2 has none to copy.
+  EXPECT_EQ(dp2.bias_load, BiasLoad::kTma);
+  EXPECT_EQ(pi02.bias_load, BiasLoad::kGlobal);
+  EXPECT_EQ(seed_from_reference(suite_ref("pi0-5-linear")).bias_load, BiasLoad::kTma);
+  EXPECT_NE(procedural_name(dp2).find("_bias-tma_"), std::string::npos) << procedural_name(dp2);
 
   // A pre-Hopper tensor-core kernel stays in the GEMM family.
   EXPECT_FALSE(is_hopper(seed_from_reference(suite_ref("act-5-conv2d"))));
@@ -178,7 +183,22 @@ TEST(HopperFamily, EveryRuleIsNamedWhenBroken) {
     d.op = ops::make_matmul("t", ops::PrecisionPath::bf16, {70000}, {1}, 77, 96, 72, false, true);
     d.fixed.shape = d.op.gemm_view();
     d.epilogue_store = EpilogueStore::kDirect;
+    d.bias_load = BiasLoad::kGlobal;  // the matmul has no bias
     broken["hopper-grid"] = d;
+  }
+  {
+    // A bias copy for an op without a bias.
+    DesignPoint d = ok;
+    ASSERT_EQ(d.bias_load, BiasLoad::kTma);  // the seed copies its bias
+    d.op = ops::make_linear("t", ops::PrecisionPath::bf16, 77, 96, 72, false);
+    broken["hopper-bias"] = d;
+  }
+  {
+    // bias_load is the Hopper family's: a GEMM design with it breaks hopper-axes.
+    DesignPoint d = seed_design(ops::make_linear("t", ops::PrecisionPath::bf16, 77, 96, 72, true),
+                                EngineClass::kTensorCore, 128);
+    d.bias_load = BiasLoad::kTma;
+    EXPECT_EQ(rule_of(d), "hopper-axes");
   }
   {
     // Fine on the H200, but A has 2^31 elements: beyond the Vortex side's 32-bit indices.
@@ -209,9 +229,24 @@ TEST(HopperFamily, DesignJsonRoundTripsAndOnlyHopperDesignsCarryTheFamilysAxes) 
   EXPECT_EQ(j["axes"]["pipeline_stages"], 5);
   EXPECT_EQ(j["axes"]["raster"], "m_major");
   EXPECT_EQ(j["axes"]["cluster"]["n"], 2);
+  EXPECT_EQ(j["axes"]["bias_load"], "tma");  // the seed's op has a bias
   const DesignPoint back = design_from_json(j, "x.json");
   EXPECT_TRUE(same_axes(back, d));
   EXPECT_EQ(procedural_name(back), procedural_name(d));
+  // A design.json written before bias_load existed reads as the ordinary loads it was made with.
+  Json old = j;
+  old["axes"].erase("bias_load");
+  EXPECT_EQ(design_from_json(old, "old.json").bias_load, BiasLoad::kGlobal);
+  old["axes"]["bias_load"] = "ldg";
+  try {
+    design_from_json(old, "old.json");
+    FAIL() << "an unknown bias_load was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("axes.bias_load"), std::string::npos) << e.what();
+  }
+  // No bias, no bias_load in the file.
+  DesignPoint nobias = seed_from_reference(suite_ref("pi0-2-linear"));
+  EXPECT_FALSE(design_to_json(nobias)["axes"].contains("bias_load"));
 
   const DesignPoint gemm = seed_design(ops::make_linear("t", ops::PrecisionPath::bf16, 77, 96, 72, true),
                                        EngineClass::kTensorCore, 128);
@@ -246,6 +281,19 @@ TEST(HopperFamily, NeighboursStayInTheFamilyAndGemmDesignsNeverStepIntoIt) {
   EXPECT_TRUE(axes.count(Axis::kEpilogueStore));
   EXPECT_TRUE(axes.count(Axis::kTile));
   EXPECT_FALSE(axes.count(Axis::kSplitK));
+  EXPECT_FALSE(axes.count(Axis::kBiasLoad));  // pi0-2 has no bias
+  {
+    const DesignPoint biased = seed_from_reference(suite_ref("pi0-5-linear"));
+    bool stepped = false;
+    for (const auto& n : neighbours(biased)) {
+      if (n.move.axis != Axis::kBiasLoad) continue;
+      EXPECT_EQ(n.design.bias_load, BiasLoad::kGlobal);
+      EXPECT_EQ(rule_of(n.design), "");
+      stepped = true;
+    }
+    EXPECT_TRUE(stepped);
+    EXPECT_EQ(apply(biased, {parse_setting("bias_load=global", "--set")}, "--set").bias_load, BiasLoad::kGlobal);
+  }
   // A tile step moves n only; --set works on the new axes and names bad values.
   const DesignPoint up = apply(d, Move{Axis::kTile, "n:down", "", std::nullopt});
   EXPECT_EQ(up.tile, (Tile{128, 64, 64}));
