@@ -89,8 +89,13 @@ std::vector<JobOp> job_ops(const std::vector<std::string>& paths) {
   return ops;
 }
 
-std::vector<JobCandidate> build_and_admit(const std::vector<std::string>& sources, const DriverOptions& options,
-                                          Json& build_log) {
+std::vector<JobCandidate> build_and_admit(const std::vector<std::string>& sources,
+                                          const std::vector<std::vector<std::string>>& candidate_ops,
+                                          const DriverOptions& options, Json& build_log) {
+  if (!candidate_ops.empty() && candidate_ops.size() != sources.size()) {
+    throw WorkError("internal: " + std::to_string(candidate_ops.size()) + " op lists for " + std::to_string(sources.size()) +
+                    " candidates");
+  }
   BuildOptions bo;
   bo.cache_dir = options.cache_dir;
   bo.extra_flags = options.nvcc_flags;
@@ -99,7 +104,8 @@ std::vector<JobCandidate> build_and_admit(const std::vector<std::string>& source
   std::string errors;
   build_log = Json::array();
   std::map<std::string, int> seen;
-  for (const auto& r : results) {
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
     build_log.push_back({{"source", r.source}, {"object", r.shared_object}, {"key", r.key}, {"cache_hit", r.cache_hit},
                          {"seconds", r.seconds}, {"error", r.error}});
     if (!r.error.empty()) {
@@ -113,7 +119,7 @@ std::vector<JobCandidate> build_and_admit(const std::vector<std::string>& source
     }
     std::string name = r.name;
     if (seen[name]++ > 0) name.append(1, '-').append(std::to_string(seen[name]));
-    out.push_back({name, fs::absolute(r.source).string(), r.shared_object});
+    out.push_back({name, fs::absolute(r.source).string(), r.shared_object, candidate_ops.empty() ? std::vector<std::string>{} : candidate_ops[i]});
   }
   if (!errors.empty()) throw WorkError(errors);
   return out;
@@ -135,7 +141,7 @@ RunOutcome run_candidates(const RunRequest& request, const DriverOptions& option
   job.candidate_timeout_seconds = candidate_timeout(options);
   job.candidate_cpu_seconds = candidate_cpu_limit(options);
   Json builds;
-  job.candidates = build_and_admit(request.candidates, options, builds);
+  job.candidates = build_and_admit(request.candidates, request.candidate_ops, options, builds);
   write_json_file((fs::path(job.out_dir) / "builds.json").string(), builds);
   const std::string job_path = (fs::path(job.out_dir) / "job.json").string();
   write_job(job_path, job);
@@ -200,7 +206,7 @@ ProfileOutcome profile_candidates(const ProfileRequest& request, const DriverOpt
   job.candidate_timeout_seconds = candidate_timeout(options);
   job.candidate_cpu_seconds = candidate_cpu_limit(options);
   Json builds;
-  job.candidates = build_and_admit(request.candidates, options, builds);
+  job.candidates = build_and_admit(request.candidates, request.candidate_ops, options, builds);
   outcome.build_seconds = seconds_since(t0);
   write_json_file((dir / "builds.json").string(), builds);
   const std::string job_path = (dir / "job.json").string();

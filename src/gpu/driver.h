@@ -36,13 +36,17 @@ std::string find_compute_sanitizer();
 std::vector<JobOp> job_ops(const std::vector<std::string>& op_paths);
 
 // Builds every source (cached, in parallel) and checks the sandbox; WorkError listing every
-// failed build and every rule broken. `build_log` receives one entry per source.
-std::vector<JobCandidate> build_and_admit(const std::vector<std::string>& sources, const DriverOptions& options,
-                                          Json& build_log);
+// failed build and every rule broken. `build_log` receives one entry per source. `candidate_ops`
+// (empty, or one list per source) becomes each JobCandidate's ops.
+std::vector<JobCandidate> build_and_admit(const std::vector<std::string>& sources,
+                                          const std::vector<std::vector<std::string>>& candidate_ops,
+                                          const DriverOptions& options, Json& build_log);
 
 struct RunRequest {
   std::vector<std::string> ops;         // op spec files
   std::vector<std::string> candidates;  // .cu sources
+  // Per candidate (same order), the op file stems it runs on; empty: every (candidate, op) pair.
+  std::vector<std::vector<std::string>> candidate_ops;
   std::string out_dir;
   CpuCheck cpu_check = CpuCheck::automatic;
   bool write_tensors = true;
@@ -69,6 +73,7 @@ RunOutcome run_candidates(const RunRequest& request, const DriverOptions& option
 struct ProfileRequest {
   std::vector<std::string> ops;
   std::vector<std::string> candidates;
+  std::vector<std::vector<std::string>> candidate_ops;  // as RunRequest's
   std::string out_dir;
   bool with_reference = true;
   int repeat = 1;

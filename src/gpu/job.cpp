@@ -1,5 +1,8 @@
 #include "gpu/job.h"
 
+#include <algorithm>
+#include <set>
+
 #include "common/error.h"
 
 namespace vxsynth::gpu {
@@ -39,7 +42,9 @@ Json Job::to_json() const {
   for (const auto& op : ops) j["ops"].push_back({{"name", op.name}, {"path", op.path}});
   j["candidates"] = Json::array();
   for (const auto& c : candidates) {
-    j["candidates"].push_back({{"name", c.name}, {"source", c.source}, {"object", c.object}});
+    Json cj{{"name", c.name}, {"source", c.source}, {"object", c.object}};
+    if (!c.ops.empty()) cj["ops"] = c.ops;
+    j["candidates"].push_back(cj);
   }
   return j;
 }
@@ -70,12 +75,27 @@ Job Job::from_json(const Json& j, const std::string& file) {
   for (const auto& op : get_field<Json>(j, "ops", file)) {
     job.ops.push_back({get_field<std::string>(op, "name", file), get_field<std::string>(op, "path", file)});
   }
+  std::set<std::string> op_names;
+  for (const auto& op : job.ops) op_names.insert(op.name);
   for (const auto& c : get_field<Json>(j, "candidates", file)) {
-    job.candidates.push_back({get_field<std::string>(c, "name", file), get_field<std::string>(c, "source", file),
-                              get_field<std::string>(c, "object", file)});
+    JobCandidate cand{get_field<std::string>(c, "name", file), get_field<std::string>(c, "source", file),
+                      get_field<std::string>(c, "object", file), {}};
+    if (c.contains("ops")) {
+      cand.ops = get_field<std::vector<std::string>>(c, "ops", file);
+      for (const auto& name : cand.ops) {
+        if (!op_names.count(name)) {
+          throw InputError(file, "candidates." + cand.name + ".ops", "\"" + name + "\" is not the name of an op of the job");
+        }
+      }
+    }
+    job.candidates.push_back(std::move(cand));
   }
   if (job.ops.empty()) throw InputError(file, "ops", "no op to run");
   return job;
+}
+
+bool JobCandidate::runs_on(const std::string& op) const {
+  return ops.empty() || std::find(ops.begin(), ops.end(), op) != ops.end();
 }
 
 Job read_job(const std::string& path) { return Job::from_json(read_json_file(path), path); }

@@ -25,6 +25,11 @@ struct JobCandidate {
   std::string name;    // label (source stem)
   std::string source;  // the .cu (for reports)
   std::string object;  // the built shared object
+  // The ops (JobOp names) it runs on; empty: every op of the job. The refinement loop pairs each
+  // candidate with its own chain's op: a round's job holds every chain's op, and a generic-K
+  // candidate would otherwise be checked and profiled on every op it accepts.
+  std::vector<std::string> ops;
+  bool runs_on(const std::string& op) const;
 };
 
 enum class CpuCheck { automatic, on, off };

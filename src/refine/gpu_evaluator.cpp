@@ -164,6 +164,7 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& bat
   gpu::ProfileRequest req;
   req.ops = op_files;
   req.candidates = admitted;
+  for (const std::size_t i : admitted_index) req.candidate_ops.push_back({op_names[i]});  // each on its own op only
   req.out_dir = (dir / "profile").string();
   req.with_reference = false;
   req.repeat = repeats_;
@@ -226,6 +227,7 @@ std::vector<std::pair<CheckOutcome, double>> GpuEvaluator::candidate_check(const
   gpu::RunRequest req;
   req.ops = op_files;
   req.candidates = sources;
+  for (const auto& op : op_names) req.candidate_ops.push_back({op});
   req.out_dir = (dir / "run").string();
   req.cpu_check = gpu::CpuCheck::off;
   req.write_tensors = true;

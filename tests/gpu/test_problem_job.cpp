@@ -145,6 +145,30 @@ TEST(Job, RoundTripAndErrors) {
   EXPECT_THROW(Job::from_json(bad, "job.json"), InputError);
 }
 
+TEST(Job, CandidatesRunOnlyOnTheOpsTheyName) {
+  // A refine round's job holds every chain's op; each candidate runs on its own chain's only.
+  Job job;
+  job.ops = {{"act-1-linear", "/a/1.json"}, {"act-2-linear", "/a/2.json"}};
+  job.candidates = {{"k1", "/a/k1.cu", "/c/1.so", {"act-1-linear"}}, {"any", "/a/any.cu", "/c/2.so", {}}};
+  const Json j = job.to_json();
+  EXPECT_FALSE(j["candidates"][1].contains("ops"));  // no list: every op, as before the field existed
+  const Job back = Job::from_json(j, "job.json");
+  ASSERT_EQ(back.candidates.size(), 2u);
+  EXPECT_TRUE(back.candidates[0].runs_on("act-1-linear"));
+  EXPECT_FALSE(back.candidates[0].runs_on("act-2-linear"));
+  EXPECT_TRUE(back.candidates[1].runs_on("act-1-linear"));
+  EXPECT_TRUE(back.candidates[1].runs_on("act-2-linear"));
+  Json bad = j;
+  bad["candidates"][0]["ops"] = Json::array({"act-3-linear"});
+  try {
+    Job::from_json(bad, "job.json");
+    FAIL() << "an op the job does not have was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "candidates.k1.ops");
+    EXPECT_NE(std::string(e.what()).find("act-3-linear"), std::string::npos) << e.what();
+  }
+}
+
 TEST(JobResult, RoundTrip) {
   JobResult r;
   r.device = "H200";

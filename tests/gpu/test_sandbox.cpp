@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "gpu/candidate_build.h"
+#include "gpu/driver.h"
 #include "gpu/elf_inspect.h"
 #include "gpu/sandbox.h"
 #include "test_util.h"
@@ -59,6 +60,23 @@ TEST_F(CandidateBuild, GoodCandidateIsAcceptedAndCached) {
   const auto third = build_candidate(kCandidates + "linear_naive.cu", other);
   EXPECT_FALSE(third.cache_hit);
   EXPECT_NE(third.key, first.key);
+}
+
+TEST_F(CandidateBuild, AdmittedCandidatesCarryTheOpsTheyRunOn) {
+  // The refine loop's pairing reaches the job: candidate i runs on candidate_ops[i] only.
+  DriverOptions driver;
+  driver.cache_dir = cache_.path();
+  driver.jobs = 2;
+  Json log;
+  const auto admitted = build_and_admit({kCandidates + "linear_naive.cu", kCandidates + "linear_tiled.cu"},
+                                        {{"act-1-linear"}, {"act-2-linear"}}, driver, log);
+  ASSERT_EQ(admitted.size(), 2u);
+  EXPECT_EQ(admitted[0].name, "linear_naive");
+  EXPECT_EQ(admitted[0].ops, std::vector<std::string>{"act-1-linear"});
+  EXPECT_EQ(admitted[1].name, "linear_tiled");
+  EXPECT_EQ(admitted[1].ops, std::vector<std::string>{"act-2-linear"});
+  EXPECT_TRUE(build_and_admit({kCandidates + "linear_naive.cu"}, {}, driver, log)[0].ops.empty());
+  EXPECT_THROW(build_and_admit({kCandidates + "linear_naive.cu"}, {{"a"}, {"b"}}, driver, log), WorkError);
 }
 
 TEST_F(CandidateBuild, CacheKeyCoversSourceAndFlags) {

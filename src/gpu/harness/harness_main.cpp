@@ -338,7 +338,7 @@ void run_job(const Job& job, JobResult& result) {
 
     for (int rep = 0; rep < repeats; ++rep) {
       for (std::size_t ci = 0; ci < job.candidates.size(); ++ci) {
-        if (stopped[ci]) continue;
+        if (stopped[ci] || !job.candidates[ci].runs_on(op.job_op.name)) continue;
         const JobCandidate& cand = job.candidates[ci];
         const std::uint64_t seed = derive_seed(job.seed, oi, ci, static_cast<std::uint64_t>(rep));
         if (job.mode == JobMode::profile) {
