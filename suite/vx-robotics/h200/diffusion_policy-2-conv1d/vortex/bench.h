@@ -34,7 +34,7 @@
 namespace bench {
 
 inline const char* const kDesign =
-    "conv1d_tf32_hopper_b384_t128x128x32_st4_n_major_ep-direct_c1x1_wgmma_m64k8";
+    "conv1d_tf32_hopper_b384_t128x128x32_st4_n_major_ep-direct_bias-tma_c1x1_wgmma_m64k8";
 constexpr uint32_t kThreads = 384;       // one block
 constexpr uint32_t kLocalBytes = 50688;  // local memory of one block
 constexpr bool kTensorCore = true;       // built for 32-thread warps
