@@ -37,7 +37,7 @@ def test_every_locked_proxy_gets_the_mutations_its_kind_needs():
 
 
 def test_mutations_change_only_their_pattern_and_keep_the_first_line():
-    src = (H200 / "pi0-5-linear" / "cuda" / "candidate.cu").read_text()
+    src = (H200 / "pi0-3-batched-matmul" / "cuda" / "candidate.cu").read_text()  # a bf16 GEMM-family proxy
     hopper = "// vxsynth-target: sm_90a\n" + src
     for text in (src, hopper):
         m = mutate(text)
