@@ -120,7 +120,7 @@ TEST(Job, RoundTripAndErrors) {
   job.repeat = 5;
   job.with_reference = true;
   job.ops = {{"lin", "/a/lin.json"}};
-  job.candidates = {{"k", "/a/k.cu", "/c/abc.so"}};
+  job.candidates = {{"k", "/a/k.cu", "/c/abc.so", {}}};
   const Job back = Job::from_json(job.to_json(), "job.json");
   EXPECT_EQ(back.mode, JobMode::profile);
   EXPECT_EQ(back.seed, job.seed);
