@@ -359,7 +359,7 @@ extern "C" int vxsynth_candidate_launch(const vxsynth_problem* problem, const vx
 // The pieces of kBody that depend on bias_load. A marker alone on its line is replaced by whole
 // lines (none for the global path, so those designs keep the text they were profiled with); a
 // marker inside a line by text.
-std::map<std::string, std::string> bias_pieces(bool has_bias, bool bias_tma) {
+std::map<std::string, std::string> bias_pieces(bool bias_tma) {  // validity ties tma to a bias (hopper-bias)
   if (!bias_tma) {
     return {{"ring_bias", ""},
             {"tma_load_1d", ""},
@@ -373,7 +373,6 @@ std::map<std::string, std::string> bias_pieces(bool has_bias, bool bias_tma) {
             {"bias_map", ""},
             {"bias_map_arg", ""}};
   }
-  (void)has_bias;  // validity guarantees it (rule hopper-bias)
   return {
       {"ring_bias", "  alignas(128) elem_t bias[kBN];  // the block's bias slice (bias_load tma)\n"
                     "  unsigned long long bias_full;\n"},
@@ -491,7 +490,7 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
   }
   s << wgmma_function(d.tile.n, dtype == ops::DType::bf16 ? "bf16" : dtype == ops::DType::f16 ? "f16" : "tf32",
                       design::fragment_shape(d.fragment).k);
-  s << fill_markers(kBody, bias_pieces(d.op.has_bias(), d.bias_load == design::BiasLoad::kTma));
+  s << fill_markers(kBody, bias_pieces(d.bias_load == design::BiasLoad::kTma));
   return s.str();
 }
 
