@@ -232,9 +232,20 @@ ProfileOutcome profile_candidates(const ProfileRequest& request, const DriverOpt
                     (dir / "ncu.log").string() + " and " + (dir / "harness.log").string());
   }
   outcome.result = read_job_result(result_path.string());
-  for (const auto& c : outcome.result.checks) outcome.failed_checks += c.status == "failed" || c.status == "error";
   const auto table = signature::NcuTable::read_file(csv);
   outcome.mapping = map_profile(table, outcome.result.launches, signature::DeriveOptions{});
+  // A profiled launch in which ncu saw no kernel answered without the GPU (a copy of an
+  // earlier answer, a host computation): its check fails, whatever its output was.
+  for (const auto& l : outcome.mapping.kernelless) {
+    for (auto& c : outcome.result.checks) {
+      if (!c.profiled || c.candidate != l.candidate || c.op != l.op || c.seed != l.seed) continue;
+      c.status = "error";
+      c.message = "its profiled launch ran no kernel that ncu saw (an answer copied or computed off the GPU); "
+                  "a candidate must compute its output on the GPU under the profiler";
+    }
+  }
+  if (!outcome.mapping.kernelless.empty()) write_json_file(result_path.string(), outcome.result.to_json());
+  for (const auto& c : outcome.result.checks) outcome.failed_checks += c.status == "failed" || c.status == "error";
   const fs::path sig_dir = dir / "signatures";
   fs::create_directories(sig_dir);
   std::map<std::string, std::vector<const ProfiledLaunch*>> by_segment;

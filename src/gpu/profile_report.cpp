@@ -132,6 +132,10 @@ ProfileMapping map_profile(const signature::NcuTable& table, const std::vector<L
       }
       std::vector<std::size_t> empty_between;
       for (std::ptrdiff_t i = prev + 1; i < next; ++i) {
+        const auto& l = launches[static_cast<std::size_t>(i)];
+        // Only a launch of the row's own process can own it (a candidate that ran no kernel
+        // must not take the vendor library's rows).
+        if (by_process && l.pid != row_stream[r].first) continue;
         if (!has_known_row[static_cast<std::size_t>(i)]) empty_between.push_back(static_cast<std::size_t>(i));
       }
       if (empty_between.size() == 1) {
@@ -162,11 +166,19 @@ ProfileMapping map_profile(const signature::NcuTable& table, const std::vector<L
     if (owner[r] == kNobody) continue;
     mapping.launches[owner[r]].kernels.push_back(signature::derive_signature(table, rows[r], options));
   }
+  std::vector<ProfiledLaunch> profiled;
   for (auto& l : mapping.launches) {
     if (l.kernels.empty()) {
-      throw WorkError(table.source() + ": no profiled kernel for " + l.launch.segment + " (repeat " +
-                      std::to_string(l.launch.repeat) + ")");
+      mapping.kernelless.push_back(l.launch);
+      continue;
     }
+    profiled.push_back(std::move(l));
+  }
+  mapping.launches = std::move(profiled);
+  if (mapping.launches.empty()) {
+    throw WorkError(table.source() + ": no launch of the harness ran a kernel that ncu profiled");
+  }
+  for (auto& l : mapping.launches) {
     std::stable_sort(l.kernels.begin(), l.kernels.end(), [](const auto& a, const auto& b) {
       return a.duration_ns.value_or(0) > b.duration_ns.value_or(0);
     });

@@ -24,12 +24,16 @@ struct ProfiledLaunch {
 };
 
 struct ProfileMapping {
-  std::vector<ProfiledLaunch> launches;
+  std::vector<ProfiledLaunch> launches;  // launches with at least one profiled kernel
+  // Launches in which ncu saw no kernel: the candidate answered without running one on the GPU
+  // (a cached copy, a host computation). Left out of `launches`; the driver fails their checks.
+  std::vector<LaunchRecord> kernelless;
   std::string method;  // "stream id" or "stream order"
 };
 
 // Assigns each CSV row to the launch whose stream it ran on (by cudaStreamGetId, falling back
-// to the order of stream runs). WorkError naming the CSV when rows and launches do not match;
+// to the order of stream runs). A launch without rows goes to `kernelless` (one candidate's
+// trick must not cost the batch its profiles). WorkError naming the CSV when rows and launches do not match;
 // derive errors (a missing counter) propagate and name the counter.
 ProfileMapping map_profile(const signature::NcuTable& table, const std::vector<LaunchRecord>& launches,
                            const signature::DeriveOptions& options);

@@ -122,6 +122,29 @@ TEST(MapProfile, RowsAreKeyedByProcessAndStreamWhenLaunchesNameTheirProcess) {
   }
 }
 
+// A candidate that answers its profiled launch without a kernel (a cached copy, a host
+// computation): its launch is set aside for the driver to fail, the batch keeps its profiles,
+// and the vendor's rows on a library-internal stream still go to the vendor's launch.
+TEST(MapProfile, AKernellessLaunchIsSetAsideAndTakesNoOtherProcessRows) {
+  const auto csv = fake_csv({{"cand_kernel", 14, 5000, 1.0, 200},
+                             {"ref_internal", 77, 9000, 1.5, 100},
+                             {"cand_kernel", 16, 5100, 1.0, 200}});
+  const auto table = signature::NcuTable::parse(csv, "fake.csv");
+  auto launches = launches_for({{"k@lin", 14}, {"cheat@lin", 15}, {"reference@lin", 20}, {"k@lin", 16}});
+  for (auto& l : launches) l.pid = l.candidate == kReferenceName ? 100 : 200;
+  const auto mapping = map_profile(table, launches, {});
+  ASSERT_EQ(mapping.kernelless.size(), 1u);
+  EXPECT_EQ(mapping.kernelless[0].segment, "cheat@lin");
+  ASSERT_EQ(mapping.launches.size(), 3u);
+  EXPECT_EQ(mapping.launches[0].launch.segment, "k@lin");
+  EXPECT_EQ(mapping.launches[1].launch.segment, "reference@lin");
+  EXPECT_EQ(mapping.launches[1].primary().name, "ref_internal");
+  EXPECT_EQ(mapping.launches[2].launch.segment, "k@lin");
+  // Without process ids the same rows leave two empty launches between: ambiguous, an error.
+  for (auto& l : launches) l.pid = 0;
+  EXPECT_THROW(map_profile(table, launches, {}), WorkError);
+}
+
 TEST(MapProfile, RowsGoToTheLaunchOfTheirStream) {
   // The reference launches two kernels (a layout transform and the conv); the candidate one.
   const auto csv = fake_csv({{"cand_kernel", 14, 5000, 1.0},
