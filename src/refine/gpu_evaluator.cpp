@@ -128,6 +128,29 @@ void GpuEvaluator::stage(const std::vector<Candidate>& batch, const std::string&
   }
 }
 
+std::optional<CheckOutcome> source_check_of(const std::vector<gpu::CheckRecord>& checks, const std::string& candidate,
+                                            const std::string& op) {
+  std::optional<CheckOutcome> out;
+  for (const auto& check : checks) {
+    if (check.candidate != candidate || check.op != op) continue;
+    if (out && !out->passed()) continue;  // the first check that did not pass decides
+    CheckOutcome c;
+    c.status = check.status == "passed" ? "passed" : check.status == "failed" ? "failed" : "error";
+    c.against = "vendor operator";
+    c.message = check.status == "unsupported" ? "the candidate declined its own op" : check.message;
+    const Json& q = check.equivalence;
+    if (q.is_object()) {
+      c.max_abs_error = q.value("max_abs_error", 0.0);
+      c.max_rel_error = q.value("max_rel_error", 0.0);
+      c.worst_ratio = q.value("worst_ratio", 0.0);
+      c.count = q.value("count", std::int64_t{0});
+      c.failed = q.value("failed", std::int64_t{0});
+    }
+    out = c;
+  }
+  return out;
+}
+
 std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& batch) {
   const fs::path dir = fs::path(work_dir_) / ("round-" + std::to_string(++round_));
   std::vector<std::string> sources, op_files, op_names;
@@ -189,23 +212,7 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& bat
     const std::string op = op_names[i];
     e.device_seconds = share;
     e.origin = po.result.device + ", " + req.out_dir;
-    for (const auto& check : po.result.checks) {
-      if (check.candidate != cand || check.op != op) continue;
-      // Every launch is checked (the warm-up and each profiled one): the first that did not
-      // pass decides.
-      if (e.source_check.status == "failed" || e.source_check.status == "error") continue;
-      e.source_check.status = check.status == "passed" ? "passed" : check.status == "failed" ? "failed" : "error";
-      e.source_check.against = "vendor operator";
-      e.source_check.message = check.status == "unsupported" ? "the candidate declined its own op" : check.message;
-      const Json& q = check.equivalence;
-      if (q.is_object()) {
-        e.source_check.max_abs_error = q.value("max_abs_error", 0.0);
-        e.source_check.max_rel_error = q.value("max_rel_error", 0.0);
-        e.source_check.worst_ratio = q.value("worst_ratio", 0.0);
-        e.source_check.count = q.value("count", std::int64_t{0});
-        e.source_check.failed = q.value("failed", std::int64_t{0});
-      }
-    }
+    if (const auto decided = source_check_of(po.result.checks, cand, op)) e.source_check = *decided;
     for (const auto& l : po.mapping.launches) {
       if (l.launch.candidate != cand || l.launch.op != op) continue;
       e.profiles.push_back(l.primary().values);

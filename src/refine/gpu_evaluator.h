@@ -8,7 +8,9 @@
 // `vxsynth refine --check-deferred OUT` completes it from those files where the toolchain is.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "gpu/driver.h"
 #include "refine/evaluator.h"
@@ -33,6 +35,12 @@ class GpuEvaluator : public Evaluator {
   gpu::DriverOptions driver_;
   int round_ = 0;
 };
+
+// The source check of one candidate on its op from a job's checks (the warm-up and every
+// profiled launch are checked): the first check that did not pass decides, else the last
+// passing one; nullopt when the job holds no check of that pair.
+std::optional<CheckOutcome> source_check_of(const std::vector<gpu::CheckRecord>& checks, const std::string& candidate,
+                                            const std::string& op);
 
 // True when the Vortex kernel toolchain is on PATH (candidate checks can run here).
 bool vortex_toolchain_present();

@@ -319,6 +319,45 @@ TEST(ReplayImport, ReproducesTheCommittedStoreFromTheH200Profile) {
 // "CUDA output" is the CPU reference of the CUDA side on the same seeded inputs; the Vortex
 // benchmark runs on the simulator and must match it, and must fail on a wrong output or on
 // inputs that are not the same bits.
+int status_failed(const std::string& s) { return s == "failed" ? 7 : 0; }
+
+// The source check a GPU round records for a candidate, from the job's checks (warm-up and
+// each profiled launch). On 2026-12-02 every candidate of an H200 round was rejected with "not
+// profiled" although all its checks passed: the merge skipped every check because its starting
+// value already counted as a failure.
+TEST(GpuSourceCheck, FirstNonPassingCheckDecidesAndPassingChecksPass) {
+  auto rec = [](std::string cand, std::string op, std::string status, std::string msg, double worst) {
+    gpu::CheckRecord c;
+    c.candidate = std::move(cand);
+    c.op = std::move(op);
+    c.status = std::move(status);
+    c.message = std::move(msg);
+    c.profiled = true;
+    c.equivalence = Json{{"worst_ratio", worst}, {"count", 100}, {"failed", status_failed(c.status)}};
+    return c;
+  };
+  const std::vector<gpu::CheckRecord> checks = {
+      rec("k1", "chainA", "passed", "", 0.25),   rec("k2", "chainB", "passed", "", 0.5),
+      rec("k1", "chainA", "passed", "", 0.75),   rec("k2", "chainB", "failed", "wrong", 3.0),
+      rec("k2", "chainB", "passed", "", 0.5),    rec("k3", "chainA", "unsupported", "", 0),
+      rec("k4", "chainA", "error", "no kernel", 0), rec("k4", "chainA", "failed", "later", 2.0),
+      rec("k1", "chainB", "failed", "other op", 9.0)};
+  const auto k1 = source_check_of(checks, "k1", "chainA");
+  ASSERT_TRUE(k1.has_value());
+  EXPECT_EQ(k1->status, "passed");  // every check of k1 on its own op passed; chainB's is not its
+  EXPECT_DOUBLE_EQ(k1->worst_ratio, 0.75);
+  EXPECT_EQ(k1->against, "vendor operator");
+  const auto k2 = source_check_of(checks, "k2", "chainB");
+  ASSERT_TRUE(k2.has_value());
+  EXPECT_EQ(k2->status, "failed");  // a later pass does not hide the failure
+  EXPECT_EQ(k2->message, "wrong");
+  EXPECT_DOUBLE_EQ(k2->worst_ratio, 3.0);
+  EXPECT_EQ(source_check_of(checks, "k3", "chainA")->status, "error");
+  EXPECT_EQ(source_check_of(checks, "k3", "chainA")->message, "the candidate declined its own op");
+  EXPECT_EQ(source_check_of(checks, "k4", "chainA")->message, "no kernel");  // the first non-pass
+  EXPECT_FALSE(source_check_of(checks, "k5", "chainA").has_value());
+}
+
 TEST(DeferredCheck, RunsFromTheKeptCudaOutput) {
   const design::DesignPoint d = design::seed_design(
       ops::make_linear("t", ops::PrecisionPath::fp32, 19, 37, 45, true, ops::Activation::none), design::EngineClass::kSimt, 64);
