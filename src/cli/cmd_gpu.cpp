@@ -20,8 +20,22 @@ struct CommonOptions {
   std::vector<std::string> ops;
   std::vector<std::string> candidates;
   std::string out;
+  bool pair = false;
   gpu::DriverOptions driver;
 };
+
+// --pair: candidate i runs on op i only (a suite's proxies each on its own op, instead of every
+// generic candidate on every op it accepts).
+std::vector<std::vector<std::string>> paired_ops(const CommonOptions& o) {
+  if (!o.pair) return {};
+  if (o.ops.size() != o.candidates.size()) {
+    throw InputError("--pair: " + std::to_string(o.candidates.size()) + " candidates but " + std::to_string(o.ops.size()) +
+                     " ops: give as many --op as candidates (candidate i runs on op i)");
+  }
+  std::vector<std::vector<std::string>> out;
+  for (const auto& op : gpu::job_ops(o.ops)) out.push_back({op.name});
+  return out;
+}
 
 void add_common(CLI::App& sub, CommonOptions& o) {
   sub.add_option("--out", o.out, "output folder (created)")->required();
@@ -31,6 +45,7 @@ void add_common(CLI::App& sub, CommonOptions& o) {
   sub.add_option("--harness", o.driver.harness, "the vxsynth-gpu-harness executable (default: next to vxsynth)");
   sub.add_option("--nvcc-flag", o.driver.nvcc_flags, "extra nvcc flag for every candidate build (repeatable)");
   sub.add_option("--jobs", o.driver.jobs, "parallel nvcc builds (default: all cores)");
+  sub.add_flag("--pair", o.pair, "candidate i runs on op i only (as many --op as candidates)");
   sub.add_option("--timeout", o.driver.timeout_seconds,
                  "seconds after which the harness (and ncu) are killed, 0 = no limit (default 600)");
 }
@@ -98,6 +113,7 @@ Runner configure_run(CLI::App& sub) {
     gpu::RunRequest request;
     request.ops = o->ops;
     request.candidates = o->candidates;
+    request.candidate_ops = paired_ops(*o);
     request.out_dir = o->out;
     request.write_tensors = !o->no_tensors;
     request.memcheck = o->memcheck;
@@ -134,6 +150,7 @@ Runner configure_profile(CLI::App& sub) {
     gpu::ProfileRequest request;
     request.ops = o->ops;
     request.candidates = o->candidates;
+    request.candidate_ops = paired_ops(*o);
     request.out_dir = o->out;
     request.with_reference = o->with_reference;
     request.repeat = o->repeat;

@@ -55,6 +55,20 @@ TEST(CliGpu, MissingOptionsAreUsageErrors) {
             2);
 }
 
+// --pair puts candidate i on op i only; a count mismatch is bad input, said before any build
+// or device probe.
+TEST(CliGpu, PairNeedsOneOpPerCandidate) {
+  TempDir scratch("gpu-cli");
+  for (const std::string cmd : {"run", "profile"}) {
+    const auto r = run_cli({"gpu", cmd, "--pair", "--op", "data/gpu/small/lin_fp32_small.json",
+                            cmd == "run" ? "--candidate" : "--candidates", "gpu/candidates/linear_naive.cu",
+                            "gpu/candidates/linear_tiled.cu", "--out", scratch / "out"},
+                           scratch.path());
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--pair: 2 candidates but 1 ops"), std::string::npos) << r.output;
+  }
+}
+
 TEST(CliGpu, BuildAndInspectWithoutAGpu) {
   VXSYNTH_REQUIRE_NVCC();
   TempDir scratch("gpu-cli");
