@@ -123,7 +123,9 @@ int run_refine(const RefineOptions& o) {
   }
   std::cout << "refine: " << chains.size() << " chain(s), evaluator " << evaluator->name() << ", strategy "
             << strategy->name() << ", retention " << lo.retention.name << " (D of the mean of " << lo.retention.repeats
-            << " profile(s), margin " << lo.retention.margin << ")" << (o.resume ? ", resuming" : "") << std::endl;
+            << " profile(s), margin " << lo.retention.margin
+            << (lo.retention.screens() ? ", screened on " + std::to_string(lo.retention.screen_repeats) + " profile(s) first" : "")
+            << ")" << (o.resume ? ", resuming" : "") << std::endl;
   const auto result = refine::run_refinement(chains, std::move(evaluator), *strategy, lo, &std::cout);
   std::cout << refine::format_table(result);
   std::cout << "\nevaluations: " << result.evaluated << " made, " << result.reused << " reused from " << o.out
@@ -149,7 +151,8 @@ const CommandRegistrar reg(
                      "replay: run (the candidate check on the simulator when none is recorded) | skip")
           ->capture_default_str();
       sub.add_option("--replay-pace", o->pace, "replay: seconds per evaluation (to watch progress or test interruption)");
-      sub.add_option("--retention", o->retention, "averaged (mean of 3 profiles, margin 0.005) | single (1 profile, 0.013)")
+      sub.add_option("--retention", o->retention, "averaged (mean of 3 profiles, margin 0.005) | single (1 profile, 0.013) | screened (averaged's decision; "
+                     "a candidate clearly worse after 1 profile is not profiled again)")
           ->capture_default_str();
       sub.add_option("--margin", o->margin, "retention margin (overrides the rule's)");
       sub.add_option("--repeats", o->repeats, "profiles per candidate (overrides the rule's)");

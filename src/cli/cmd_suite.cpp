@@ -248,7 +248,7 @@ const CommandRegistrar reg(
       refine->add_option("--bench", o->benches, "refine only these benchmarks (repeatable)");
       refine->add_option("--start", o->starts, "BENCH=DESIGN.json: a start other than the seed (repeatable; the others start from their seed)");
       refine->add_option("--budget", o->budget, "per worker: revisions=N (per chain), device=SECONDS, rounds=N");
-      refine->add_option("--retention", o->retention, "averaged | single (see vxsynth refine)");
+      refine->add_option("--retention", o->retention, "averaged | single | screened (see vxsynth refine)");
       refine->add_option("--width", o->width, "proposals per chain per round");
       refine->add_option("--pair-after", o->pair_after, "reverted single moves before two are combined");
       refine->add_option("--seed", o->seed, "input seed of the checks (0 = fresh)");

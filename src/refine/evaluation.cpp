@@ -107,6 +107,23 @@ CheckOutcome CheckOutcome::from_json(const Json& j, const std::string& file, con
   return c;
 }
 
+Candidate confirmation_of(const Candidate& c, int repeats) {
+  Candidate k = c;
+  k.key = c.key + "-confirm" + std::to_string(repeats);
+  k.repeats = repeats;
+  return k;
+}
+
+void merge_confirmation(Evaluation& screen, const Evaluation& confirm) {
+  if (screen.source_check.passed() && !confirm.source_check.passed()) {
+    screen.source_check = confirm.source_check;
+    screen.source_check.message = "confirmation profiles: " + screen.source_check.message;
+  }
+  screen.profiles.insert(screen.profiles.end(), confirm.profiles.begin(), confirm.profiles.end());
+  screen.device_seconds += confirm.device_seconds;
+  screen.set_mean();
+}
+
 void Evaluation::set_mean() {
   mean = {};
   for (std::size_t i = 0; i < signature::kMetricCount; ++i) {

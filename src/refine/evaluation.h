@@ -32,7 +32,9 @@ struct Candidate {
   std::string cuda_source;     // "" = generated from `design`
   std::string vortex_kernel;   // "" = generated from `design`; else a kernel.cpp for the design's benchmark
   std::string vortex_sha256;   // of vortex_kernel ("" when generated): a recorded candidate check must match it
+  int repeats = 0;             // profiles wanted; 0 = the evaluator's own number
 };
+
 
 // "design-<16 hex>": the design's JSON without its "reference" (the same design serves every
 // chain with the same op), hashed.
@@ -72,6 +74,13 @@ struct Evaluation {
   Json to_json() const;
   static Evaluation from_json(const Json& j, const std::string& file);
 };
+
+// The confirmation of a screened candidate: more profiles of the same CUDA side, stored under a
+// key of their own so a resumed run finds both passes.
+Candidate confirmation_of(const Candidate& c, int repeats);
+// A screened evaluation with its confirmation: profiles appended, the mean recomputed, device
+// time summed; a confirmation whose check did not pass decides the check.
+void merge_confirmation(Evaluation& screen, const Evaluation& confirm);
 
 class EvaluationStore {
  public:

@@ -190,7 +190,8 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& bat
   for (const std::size_t i : admitted_index) req.candidate_ops.push_back({op_names[i]});  // each on its own op only
   req.out_dir = (dir / "profile").string();
   req.with_reference = false;
-  req.repeat = repeats_;
+  // Every candidate of a batch asks for the same number of profiles (screening, or its confirmation).
+  req.repeat = batch.front().repeats > 0 ? batch.front().repeats : repeats_;
   gpu::ProfileOutcome po;
   try {
     po = gpu::profile_candidates(req, driver_);

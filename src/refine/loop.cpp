@@ -149,6 +149,10 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
     } else {
       r.decision = "reverted";
       r.reason = "delta D " + signed_fmt(*r.delta_d) + " is not a fall of more than the margin " + fmt(options.retention.margin);
+      if (options.retention.screens() && r.profiles < options.retention.repeats) {
+        r.reason += "; screened on " + std::to_string(r.profiles) + " profile(s): not within " +
+                    fmt(options.retention.screen_band) + " of a fall, so not profiled again";
+      }
     }
   };
 
@@ -237,11 +241,40 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
       batch.push_back(p.candidate);
       which.push_back(&p);
     }
+    const RetentionRule& rule = options.retention;
     if (!batch.empty()) {
+      if (rule.screens()) {
+        for (auto& k : batch) k.repeats = rule.screen_repeats;
+      }
       const auto evals = evaluator.evaluate(batch);
       for (std::size_t i = 0; i < evals.size(); ++i) {
         which[i]->evaluation = evals[i];
         device += evals[i].device_seconds;
+      }
+    }
+    if (rule.screens()) {
+      // Screening: only a start, or a candidate whose screening D is within the band of a fall,
+      // is profiled again; the rest are decided on their screening profiles.
+      std::vector<Candidate> more;
+      std::vector<Pending*> whose;
+      for (Pending* p : which) {
+        const Evaluation& e = p->evaluation;
+        const int have = static_cast<int>(e.profiles.size());
+        if (!e.source_check.passed() || have == 0 || have >= rule.repeats) continue;
+        const ChainState& s = p->chain->state;
+        const auto d = signature::compute_distance(e.mean, s.reference, options.distance).d;
+        if (!d || (p->revision > 0 && !rule.worth_confirming(s.current_d, *d))) continue;
+        const Candidate k = confirmation_of(p->candidate, rule.repeats - have);
+        if (!evaluator.available(k)) continue;  // a replay store without the confirmation
+        more.push_back(k);
+        whose.push_back(p);
+      }
+      if (!more.empty()) {
+        const auto extra = evaluator.evaluate(more);
+        for (std::size_t i = 0; i < extra.size(); ++i) {
+          merge_confirmation(whose[i]->evaluation, extra[i]);
+          device += extra[i].device_seconds;
+        }
       }
     }
     for (auto& p : round) score(p.chain->state, p);

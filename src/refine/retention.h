@@ -14,14 +14,26 @@ struct RetentionRule {
   std::string name = "averaged";  // "averaged", "single", or "custom"
   int repeats = 3;                // profiles per candidate; D is computed from their mean
   double margin = 0.005;          // retained when D_parent - D > margin
+  // Screening (0 = off): every candidate is profiled screen_repeats times first; only one whose
+  // screening D falls below D_parent - margin + screen_band (a start always) gets the other
+  // repeats - screen_repeats profiles and is decided on the mean of all. The rest are decided
+  // on their screening profiles: with the band at the largest D between single profiles of one
+  // kernel, none of them could have fallen by the margin on the mean.
+  int screen_repeats = 0;
+  double screen_band = 0;
 
   bool retains(double d_parent, double d) const { return d_parent - d > margin; }
+  bool screens() const { return screen_repeats > 0 && screen_repeats < repeats; }
+  // True when a screening D is close enough to a fall to be profiled again.
+  bool worth_confirming(double d_parent, double d_screen) const { return d_screen < d_parent - margin + screen_band; }
   Json to_json() const;
 };
 
 // "averaged" (D of the mean of 3 profiles, margin 0.005: the method's margin, made safe by
 // averaging) or "single" (D of one profile, margin 0.013: 1.25 x the largest single-profile
-// noise measured). InputError naming `origin` for another name.
+// noise measured) or "screened" (averaged's decision, at about the cost of one profile for a
+// candidate that is clearly worse: 1 screening profile, band 0.0102 = the largest single-profile
+// D-to-D noise measured on the H200). InputError naming `origin` for another name.
 RetentionRule retention_preset(const std::string& name, const std::string& origin = "--retention");
 
 }  // namespace vxsynth::refine

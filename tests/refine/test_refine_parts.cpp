@@ -20,6 +20,7 @@
 #include "ops/tensor_file.h"
 #include "refine/external.h"
 #include "refine/gpu_evaluator.h"
+#include "refine/loop.h"
 #include "refine/record.h"
 #include "refine/replay.h"
 #include "refine/retention.h"
@@ -356,6 +357,94 @@ TEST(GpuSourceCheck, FirstNonPassingCheckDecidesAndPassingChecksPass) {
   EXPECT_EQ(source_check_of(checks, "k3", "chainA")->message, "the candidate declined its own op");
   EXPECT_EQ(source_check_of(checks, "k4", "chainA")->message, "no kernel");  // the first non-pass
   EXPECT_FALSE(source_check_of(checks, "k5", "chainA").has_value());
+}
+
+// An evaluator that profiles by formula: each CUDA side (key) has a quality q in [0, 1) from a
+// hash, and every profile is the reference's counters moved by q (plus a small per-profile wobble),
+// so D grows with q. It records how many profiles each call asked for.
+class FormulaEvaluator : public Evaluator {
+ public:
+  struct Seen {
+    std::vector<int> asked;  // profiles asked for, per candidate
+    int profiles = 0;
+  };
+  // `seen` outlives the evaluator (the loop owns and destroys the evaluator).
+  FormulaEvaluator(signature::MetricValues reference, Seen* seen) : reference_(reference), seen_(seen) {}
+  std::string name() const override { return "formula"; }
+  bool available(const Candidate&) const override { return true; }
+  std::vector<Evaluation> evaluate(const std::vector<Candidate>& batch) override {
+    std::vector<Evaluation> out;
+    for (const auto& c : batch) {
+      seen_->asked.push_back(c.repeats);
+      const std::string base = c.key.substr(0, c.key.find("-confirm"));
+      const double q = static_cast<double>(std::hash<std::string>{}(base) % 1000) / 1000.0;
+      Evaluation e;
+      e.key = c.key;
+      e.source_check.status = "passed";
+      for (int r = 0; r < std::max(1, c.repeats); ++r) {
+        signature::MetricValues v = reference_;
+        for (std::size_t m = 0; m < v.size(); ++m) {
+          if (v[m]) *v[m] *= 1.0 + 0.5 * q + 0.002 * ((r + static_cast<int>(m)) % 3);
+        }
+        e.profiles.push_back(v);
+        ++seen_->profiles;
+      }
+      e.set_mean();
+      out.push_back(e);
+    }
+    return out;
+  }
+  std::vector<std::pair<CheckOutcome, double>> candidate_check(const std::vector<Candidate>& batch) override {
+    CheckOutcome ok;
+    ok.status = "passed";
+    return std::vector<std::pair<CheckOutcome, double>>(batch.size(), {ok, 0.0});
+  }
+
+ private:
+  signature::MetricValues reference_;
+  Seen* seen_;
+};
+
+// Screened retention decides as averaged does, but profiles a clearly worse candidate once.
+TEST(ScreenedRetention, ConfirmsOnlyStartsAndNearFallsAndDecidesRetentionOnTheMean) {
+  const std::string ref = "../suite/vx-robotics/h200/act-4-linear/reference.json";
+  const auto sigs = signature::read_signatures(ref);
+  ASSERT_FALSE(sigs.empty());
+  FormulaEvaluator::Seen seen;
+  auto fe = std::make_unique<FormulaEvaluator>(sigs.front().values, &seen);
+  LoopOptions lo;
+  lo.out_dir = scratch("screened").string();
+  lo.budget.rounds = 3;
+  lo.budget.revisions = 12;
+  lo.retention = retention_preset("screened");
+  BuiltinStrategy strategy(BuiltinOptions{});
+  const auto result = run_refinement({ChainSpec{ref, "", ""}}, std::move(fe), strategy, lo, nullptr);
+  ASSERT_EQ(result.chains.size(), 1u);
+  const auto& recs = result.chains[0].records;
+  int once = 0, thrice = 0;
+  for (const auto& r : recs) {
+    if (!r.d) continue;
+    EXPECT_EQ(r.retention.screen_repeats, 1);
+    if (r.revision == 0 || r.decision == "retained") EXPECT_EQ(r.profiles, 3) << r.revision;
+    if (r.profiles == 1) {
+      ++once;
+      // Screened out: its one-profile D was not within the band of a fall.
+      EXPECT_GE(*r.d, *r.parent_d - lo.retention.margin + lo.retention.screen_band) << r.revision;
+      EXPECT_NE(r.reason.find("screened on 1 profile"), std::string::npos) << r.reason;
+    } else {
+      EXPECT_EQ(r.profiles, 3) << r.revision;
+      ++thrice;
+    }
+  }
+  EXPECT_GT(once, 0);    // screened out: clearly worse neighbours
+  EXPECT_GT(thrice, 1);  // the start and at least one near fall, confirmed
+  // Each pass asked for what it needed: 1 to screen, 2 to confirm.
+  for (int a : seen.asked) EXPECT_TRUE(a == 1 || a == 2) << a;
+  EXPECT_EQ(seen.profiles, once + 3 * thrice);
+  // The rule is in the records, screening included.
+  const Json line = Json::parse(slurp(fs::path(lo.out_dir) / "act-4-linear" / "revisions.jsonl").substr(0, slurp(fs::path(lo.out_dir) / "act-4-linear" / "revisions.jsonl").find('\n')));
+  EXPECT_EQ(line["retention"]["rule"], "screened");
+  EXPECT_EQ(line["retention"]["screen"]["repeats"], 1);
 }
 
 TEST(DeferredCheck, RunsFromTheKeptCudaOutput) {
