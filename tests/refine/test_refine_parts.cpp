@@ -425,7 +425,9 @@ TEST(ScreenedRetention, ConfirmsOnlyStartsAndNearFallsAndDecidesRetentionOnTheMe
   for (const auto& r : recs) {
     if (!r.d) continue;
     EXPECT_EQ(r.retention.screen_repeats, 1);
-    if (r.revision == 0 || r.decision == "retained") EXPECT_EQ(r.profiles, 3) << r.revision;
+    if (r.revision == 0 || r.decision == "retained") {
+      EXPECT_EQ(r.profiles, 3) << r.revision;
+    }
     if (r.profiles == 1) {
       ++once;
       // Screened out: its one-profile D was not within the band of a fall.
