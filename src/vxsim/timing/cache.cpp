@@ -26,13 +26,20 @@ Cache::Cache(uint32_t size, uint32_t ways, uint32_t line, uint32_t banks, uint32
       tags_(static_cast<size_t>(sets_) * ways, 0),
       lru_(static_cast<size_t>(sets_) * ways, 0),
       bank_free_(banks, 0),
-      mshr_(mshrs) {}
+      mshr_line_(mshrs, 0),
+      mshr_fill_(mshrs, 0),
+      mshr_hash_count_(kHashes, 0) {
+  mshr_hash_count_[0] = static_cast<uint16_t>(mshrs);
+}
 
 void Cache::reset() {
   std::fill(tags_.begin(), tags_.end(), 0);
   std::fill(lru_.begin(), lru_.end(), 0);
   std::fill(bank_free_.begin(), bank_free_.end(), 0);
-  std::fill(mshr_.begin(), mshr_.end(), Mshr{});
+  std::fill(mshr_line_.begin(), mshr_line_.end(), 0);
+  std::fill(mshr_fill_.begin(), mshr_fill_.end(), 0);
+  std::fill(mshr_hash_count_.begin(), mshr_hash_count_.end(), 0);
+  mshr_hash_count_[0] = static_cast<uint16_t>(mshr_line_.size());
   stamp_ = 0;
   stats_ = CacheStats{};
 }
@@ -64,10 +71,13 @@ uint64_t Cache::request(uint64_t cycle, uint64_t addr, bool write) {
   }
   ++stats_.reads;
   // A miss to a line still being filled waits for that fill (the MSHR merges it).
-  for (const Mshr& m : mshr_) {
-    if (m.line == key && m.fill > t) {
-      ++stats_.read_misses;
-      return m.fill + latency_;
+  const size_t nmshr = mshr_line_.size();
+  if (mshr_hash_count_[key % kHashes] != 0) {
+    for (size_t i = 0; i < nmshr; ++i) {
+      if (mshr_line_[i] == key && mshr_fill_[i] > t) {
+        ++stats_.read_misses;
+        return mshr_fill_[i] + latency_;
+      }
     }
   }
   if (way != ways_) {
@@ -75,22 +85,28 @@ uint64_t Cache::request(uint64_t cycle, uint64_t addr, bool write) {
     return t + latency_;
   }
   ++stats_.read_misses;
-  // A free MSHR (one whose fill is over), else wait for the earliest one.
-  Mshr* slot = &mshr_[0];
-  for (Mshr& m : mshr_) {
-    if (m.fill <= t) {
-      slot = &m;
+  // A free MSHR (the first whose fill is over), else wait for the earliest one (the first of
+  // equals).
+  size_t slot = nmshr;
+  for (size_t i = 0; i < nmshr; ++i) {
+    if (mshr_fill_[i] <= t) {
+      slot = i;
       break;
     }
-    if (m.fill < slot->fill) slot = &m;
   }
-  if (slot->fill > t) {
-    stats_.mshr_stalls += slot->fill - t;
-    t = slot->fill;
+  if (slot == nmshr) {
+    slot = 0;
+    for (size_t i = 1; i < nmshr; ++i) {
+      if (mshr_fill_[i] < mshr_fill_[slot]) slot = i;
+    }
+    stats_.mshr_stalls += mshr_fill_[slot] - t;
+    t = mshr_fill_[slot];
   }
   const uint64_t fill = next_->request(t + latency_, addr, false);
-  slot->line = key;
-  slot->fill = fill;
+  --mshr_hash_count_[mshr_line_[slot] % kHashes];
+  ++mshr_hash_count_[key % kHashes];
+  mshr_line_[slot] = key;
+  mshr_fill_[slot] = fill;
   // Install now (the MSHR check above covers the window until the fill arrives).
   uint32_t victim = 0;
   for (uint32_t w = 1; w < ways_; ++w) {

@@ -34,11 +34,13 @@ class Cache : public MemLevel {
   std::vector<uint32_t> tags_;   // sets * ways: line number + 1, 0 = invalid
   std::vector<uint64_t> lru_;    // last use stamp
   std::vector<uint64_t> bank_free_;
-  struct Mshr {
-    uint64_t line = 0;
-    uint64_t fill = 0;  // cycle the line arrives
-  };
-  std::vector<Mshr> mshr_;
+  // MSHRs: the line each one fills (line number + 1) and the cycle the line arrives; split
+  // into two arrays, and with a count of entries per line hash so a miss to a line no MSHR
+  // holds skips the merge scan (every request checks for a merge).
+  std::vector<uint32_t> mshr_line_;
+  std::vector<uint64_t> mshr_fill_;
+  static constexpr uint32_t kHashes = 256;
+  std::vector<uint16_t> mshr_hash_count_;
   uint64_t stamp_ = 0;
   CacheStats stats_;
 };

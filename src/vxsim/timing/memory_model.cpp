@@ -1,6 +1,7 @@
 #include "vxsim/timing/memory_model.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "common/error.h"
 #include "vxsim/timing/params.h"
@@ -8,7 +9,9 @@
 namespace vxsynth::vxsim::timing {
 
 FixedLatencyMemory::FixedLatencyMemory(uint32_t banks, uint32_t line, uint32_t latency, uint32_t cycles_per_line)
-    : line_(line), latency_(latency), cycles_per_line_(std::max<uint32_t>(1, cycles_per_line)), bank_free_(banks, 0) {}
+    : line_(line),
+      line_shift_(std::has_single_bit(line) ? static_cast<uint32_t>(std::countr_zero(line)) : 0),
+      latency_(latency), cycles_per_line_(std::max<uint32_t>(1, cycles_per_line)), bank_free_(banks, 0) {}
 
 void FixedLatencyMemory::reset() {
   std::fill(bank_free_.begin(), bank_free_.end(), 0);
@@ -16,7 +19,8 @@ void FixedLatencyMemory::reset() {
 }
 
 uint64_t FixedLatencyMemory::request(uint64_t cycle, uint64_t addr, bool write) {
-  uint64_t& free = bank_free_[(addr / line_) & (bank_free_.size() - 1)];
+  const uint64_t block = line_shift_ != 0 ? addr >> line_shift_ : addr / line_;
+  uint64_t& free = bank_free_[block & (bank_free_.size() - 1)];
   const uint64_t start = std::max(cycle, free);
   stats_.bank_stalls += start - cycle;
   free = start + cycles_per_line_;

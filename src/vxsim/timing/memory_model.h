@@ -51,6 +51,7 @@ class FixedLatencyMemory : public MemoryModel {
 
  private:
   uint32_t line_;
+  uint32_t line_shift_;  // log2(line_) when line_ is a power of two, else 0 (divide)
   uint32_t latency_;
   uint32_t cycles_per_line_;
   std::vector<uint64_t> bank_free_;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 #include <queue>
+#include <vector>
 
 #include "common/error.h"
 #include "vxsim/decode.h"
@@ -135,16 +136,80 @@ struct Op {
   bool last_uop = true;
 };
 
+// A FIFO on a power-of-two ring that grows when full (the per-warp queues are short and hot:
+// std::deque allocated and freed a block every few dozen instructions).
+template <typename T>
+class Ring {
+ public:
+  Ring() : buf_(8) {}
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  T& front() { return buf_[head_]; }
+  const T& front() const { return buf_[head_]; }
+  void pop_front() {
+    head_ = (head_ + 1) & (buf_.size() - 1);
+    --size_;
+  }
+  void push_back(const T& v) {
+    if (size_ == buf_.size()) grow();
+    buf_[(head_ + size_) & (buf_.size() - 1)] = v;
+    ++size_;
+  }
+
+ private:
+  void grow() {
+    std::vector<T> bigger(buf_.size() * 2);
+    for (size_t i = 0; i < size_; ++i) bigger[i] = buf_[(head_ + i) & (buf_.size() - 1)];
+    buf_.swap(bigger);
+    head_ = 0;
+  }
+  std::vector<T> buf_;
+  size_t head_ = 0, size_ = 0;
+};
+
+// Without -mpopcnt, std::popcount is a libgcc call; masks here are 32 bits.
+inline uint32_t popc(uint32_t v) {
+  v = v - ((v >> 1) & 0x55555555u);
+  v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+  return (((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
+}
+
+// A set of at most 32 values (the lanes of a warp) on a 64-slot open-addressed table:
+// O(1) per lane where a scan of the values seen so far was O(lanes).
+struct SmallSet {
+  uint64_t used = 0;
+  uint32_t key[64];
+  bool insert(uint32_t k) {  // true if k was not in the set
+    uint32_t h = (k * 0x9E3779B1u) >> 26;
+    for (;;) {
+      if (((used >> h) & 1) == 0) {
+        used |= uint64_t{1} << h;
+        key[h] = k;
+        return true;
+      }
+      if (key[h] == k) return false;
+      h = (h + 1) & 63;
+    }
+  }
+};
+
 struct Warp {
-  std::deque<Op> fifo;            // executed, not yet scheduled
-  std::deque<uint32_t> blocks;    // block addresses of memory ops not yet issued, in order
-  std::deque<Op> ibuf;
+  Ring<Op> fifo;                  // executed, not yet scheduled
+  Ring<uint32_t> blocks;          // block addresses of memory ops not yet issued, in order
+  Ring<Op> ibuf;
   bool active = false;            // scheduled side: has a thread mask
   bool alive = false;             // may still produce instructions
   bool suspended = false;         // waiting for decode, a branch at its unit, a barrier, a spawn
   uint64_t ready_at = 0;
   uint64_t barrier_since = 0;
   bool at_barrier = false;
+  // The front instruction of ibuf: the cycle all its registers are free, and the unit whose
+  // register blocks it, valid for cycles [blk_from, blk_until). A warp's register times change
+  // only when it issues (which pops the front), so both hold until then (cached: issue looks
+  // at every waiting warp every cycle).
+  uint64_t front_ready = 0;
+  uint64_t blk_from = 0, blk_until = 0;
+  uint32_t blk_fu = 0;
   uint64_t reg_ready[64] = {};
   uint8_t reg_fu[64] = {};
 };
@@ -185,6 +250,8 @@ struct Vortex2Model::Impl {
     uint64_t last_load_done = 0;
     uint64_t last_complete = 0;
     uint32_t active_count = 0;
+    uint32_t ibuf_mask = 0;   // warps with a decoded instruction buffered
+    uint32_t sched_mask = 0;  // warps active and not suspended (schedule's candidates)
     bool spawn_pending = false;
     uint32_t spawn_count = 0;
     std::vector<uint32_t> barriers;
@@ -235,6 +302,7 @@ struct Vortex2Model::Impl {
       if (std::min(cfg.cores, first + p.socket_size) - first > 1) core.l1_extra = p.socket_latency;
       core.warps[0].active = core.warps[0].alive = true;
       core.active_count = 1;
+      core.sched_mask = 1;
     }
   }
 
@@ -255,7 +323,7 @@ struct Vortex2Model::Impl {
     op.rs1 = r.rs1;
     op.rs2 = r.rs2;
     op.rs3 = r.rs3;
-    op.lanes = static_cast<uint8_t>(std::popcount(r.thread_mask));
+    op.lanes = static_cast<uint8_t>(popc(r.thread_mask));
     op.fetch_stall = t.fetch_stall || (t.csr && (r.word >> 20) <= 3);
     {
       // SimX's operand collector: one extra cycle per pair of source registers in the same
@@ -274,22 +342,21 @@ struct Vortex2Model::Impl {
     core.ctr.fp_flops += static_cast<uint64_t>(t.flops) * op.lanes;
     if (r.is_memory && t.access_size != 0) {
       // Global load: bytes asked for and 32-byte sectors touched (the coalescing figure).
-      uint32_t sectors[32];
+      SmallSet sectors;
       uint32_t ns = 0, lanes = 0;
       for (uint32_t m = r.thread_mask; m != 0; m &= m - 1) {
         const uint32_t a = r.addresses[std::countr_zero(m)];
         if (a >= kLocalMemBaseAddr) continue;
         ++lanes;
-        bool dup = false;
-        for (uint32_t i = 0; i < ns; ++i) dup |= sectors[i] == (a >> 5);
-        if (!dup) sectors[ns++] = a >> 5;
+        ns += sectors.insert(a >> 5);
       }
       core.ctr.global_load_bytes += static_cast<uint64_t>(lanes) * t.access_size;
       core.ctr.global_load_sectors += ns;
     }
     if (r.is_memory) {
-      uint32_t seen[32];
+      uint32_t seen[32];  // distinct blocks in lane order (the order the LSU sends them)
       uint32_t nseen = 0;
+      SmallSet blocks;
       uint32_t bank_words[32][32];  // per bank: distinct words (local memory)
       uint32_t bank_n[32] = {};
       uint32_t lmem_cycles = 0;
@@ -309,9 +376,7 @@ struct Vortex2Model::Impl {
           continue;
         }
         const uint32_t b = a & block_mask;
-        bool dup = false;
-        for (uint32_t i = 0; i < nseen; ++i) dup |= seen[i] == b;
-        if (!dup) seen[nseen++] = b;
+        if (blocks.insert(b)) seen[nseen++] = b;
       }
       op.nblocks = static_cast<uint8_t>(nseen);
       op.lmem_cycles = static_cast<uint8_t>(lmem_cycles);
@@ -338,17 +403,25 @@ struct Vortex2Model::Impl {
     return 1;
   }
 
-  void resume(Warp& w, uint64_t at) {
+  static void update_sched(Core& core, uint32_t wid) {
+    const Warp& w = core.warps[wid];
+    core.sched_mask = (core.sched_mask & ~(1u << wid)) | (static_cast<uint32_t>(w.active && !w.suspended) << wid);
+  }
+
+  static void resume(Core& core, uint32_t wid, uint64_t at) {
+    Warp& w = core.warps[wid];
     w.suspended = false;
     w.ready_at = at;
+    update_sched(core, wid);
   }
 
   void release_barrier(Core& core, uint32_t mask, uint64_t t) {
     for (uint32_t m = mask; m != 0; m &= m - 1) {
-      Warp& w = core.warps[std::countr_zero(m)];
+      const uint32_t wid = static_cast<uint32_t>(std::countr_zero(m));
+      Warp& w = core.warps[wid];
       w.at_barrier = false;
       core.ctr.barrier_stall_cycles += t - w.barrier_since;
-      resume(w, t);
+      resume(core, wid, t);
     }
   }
 
@@ -371,7 +444,7 @@ struct Vortex2Model::Impl {
         } else {
           uint32_t& bar = core.barriers[id % core.barriers.size()];
           bar |= 1u << e.warp;
-          if (static_cast<uint32_t>(std::popcount(bar)) >= e.b) {
+          if (popc(bar) >= e.b) {
             const uint32_t mask = bar;
             bar = 0;
             release_barrier(core, mask, t);
@@ -380,7 +453,7 @@ struct Vortex2Model::Impl {
       } else {  // spawn request of e.a warps
         const uint32_t n = std::min(e.a, config.warps);
         if (n < 2 && core.active_count == 1) {
-          resume(w, t);
+          resume(core, e.warp, t);
         } else {
           core.spawn_pending = true;
           core.spawn_count = n;
@@ -393,7 +466,7 @@ struct Vortex2Model::Impl {
     uint32_t reported = 0, count = 0;
     for (Core& c : cores) {
       // Vortex: a core reports once all its active warps wait at the global barrier.
-      if (c.gbar_mask != 0 && static_cast<uint32_t>(std::popcount(c.gbar_mask)) >= c.active_count) {
+      if (c.gbar_mask != 0 && popc(c.gbar_mask) >= c.active_count) {
         c.gbar_reported = true;
       }
       if (c.gbar_reported) {
@@ -421,25 +494,40 @@ struct Vortex2Model::Impl {
       return;
     }
     core.activity = true;
-    if (!f.op.fetch_stall || !f.op.last_uop) resume(w, t);
+    if (!f.op.fetch_stall || !f.op.last_uop) resume(core, f.warp, t);
     w.ibuf.push_back(f.op);
+    if (w.ibuf.size() == 1) new_front(core, f.warp);
     core.fetchq.erase(core.fetchq.begin());
   }
 
-  // Registers an op reads or writes that are still pending: the first one's producer unit,
-  // or kNumFu when all are ready.
-  uint32_t blocking_fu(const Warp& w, const Op& op, uint64_t t) const {
+  // The first register (in SimX's order: sources, then destination) of an op that is still
+  // pending at cycle t: its producer unit and the cycle it is ready; {kNumFu, 0} when none is.
+  std::pair<uint32_t, uint64_t> blocking_reg(const Warp& w, const Op& op, uint64_t t) const {
     const InsnTiming& ti = info[op.insn];
-    auto pending = [&](uint32_t r) { return r != 0 && w.reg_ready[r] > t; };
-    auto fpending = [&](uint32_t r) { return w.reg_ready[32 + r] > t; };
-    if (ti.rs1_int && pending(op.rs1)) return w.reg_fu[op.rs1];
-    if (ti.rs2_int && pending(op.rs2)) return w.reg_fu[op.rs2];
-    if (ti.rs1_fp && fpending(op.rs1)) return w.reg_fu[32 + op.rs1];
-    if (ti.rs2_fp && fpending(op.rs2)) return w.reg_fu[32 + op.rs2];
-    if (ti.rs3_fp && fpending(op.rs3)) return w.reg_fu[32 + op.rs3];
-    if (ti.rd_int && pending(op.rd)) return w.reg_fu[op.rd];
-    if (ti.rd_fp && fpending(op.rd)) return w.reg_fu[32 + op.rd];
-    return kNumFu;
+    auto check = [&](uint32_t r) { return w.reg_ready[r] > t; };
+    auto at = [&](uint32_t r) { return std::pair<uint32_t, uint64_t>{w.reg_fu[r], w.reg_ready[r]}; };
+    if (ti.rs1_int && op.rs1 != 0 && check(op.rs1)) return at(op.rs1);
+    if (ti.rs2_int && op.rs2 != 0 && check(op.rs2)) return at(op.rs2);
+    if (ti.rs1_fp && check(32 + op.rs1)) return at(32 + op.rs1);
+    if (ti.rs2_fp && check(32 + op.rs2)) return at(32 + op.rs2);
+    if (ti.rs3_fp && check(32 + op.rs3)) return at(32 + op.rs3);
+    if (ti.rd_int && op.rd != 0 && check(op.rd)) return at(op.rd);
+    if (ti.rd_fp && check(32 + op.rd)) return at(32 + op.rd);
+    return {kNumFu, 0};
+  }
+
+  // The unit whose register blocks warp w's front instruction at cycle t (kNumFu: none). As
+  // cycles pass, registers only become ready, so the first pending one stays first until it
+  // is ready itself.
+  uint32_t blocking_fu(Warp& w, uint64_t t) const {
+    if (w.front_ready <= t) return kNumFu;
+    if (t < w.blk_from || t >= w.blk_until) {
+      const auto [fu, until] = blocking_reg(w, w.ibuf.front(), t);
+      w.blk_fu = fu;
+      w.blk_from = t;
+      w.blk_until = until;
+    }
+    return w.blk_fu;
   }
 
   uint64_t operands_ready_at(const Warp& w, const Op& op) const {
@@ -455,32 +543,62 @@ struct Vortex2Model::Impl {
     return at;
   }
 
+  // Warp wid's instruction buffer has a new front instruction (or none).
+  void new_front(Core& core, uint32_t wid) {
+    Warp& w = core.warps[wid];
+    if (w.ibuf.empty()) {
+      core.ibuf_mask &= ~(1u << wid);
+      return;
+    }
+    core.ibuf_mask |= 1u << wid;
+    w.front_ready = operands_ready_at(w, w.ibuf.front());
+    w.blk_from = 1;
+    w.blk_until = 0;
+  }
+
+  void count_scoreboard_stall(Core& core, uint32_t fu, uint64_t n) {
+    switch (fu) {
+      case kAlu: core.ctr.scrb_alu += n; break;
+      case kFpu: core.ctr.scrb_fpu += n; break;
+      case kLsu: core.ctr.scrb_lsu += n; break;
+      case kSfu: core.ctr.scrb_sfu += n; break;
+      case kNumFu: break;
+      default: core.ctr.scrb_tcu += n; break;
+    }
+  }
+
   void issue(Core& core, uint64_t t) {
+    if (core.ibuf_mask == 0) return;
     const uint32_t width = p.issue_width;
     const uint32_t per_slot = config.warps / width;
     for (uint32_t slot = 0; slot < width; ++slot) {
-      bool has = false;
+      // Warps of this slot with a buffered instruction, as bits i (warp i * width + slot).
+      uint32_t m = 0;
+      if (width == 1) {
+        m = core.ibuf_mask;
+      } else {
+        for (uint32_t i = 0; i < per_slot; ++i) m |= ((core.ibuf_mask >> (i * width + slot)) & 1u) << i;
+      }
+      if (m == 0) continue;
+      // Round-robin: from the one after the last granted, wrapping around to it.
+      const uint32_t rr = core.rr[slot];
+      const uint32_t upto_rr = rr + 1 >= 32 ? ~0u : (1u << (rr + 1)) - 1;
+      const uint32_t order[2] = {m & ~upto_rr, m & upto_rr};
       uint32_t pick = per_slot;
-      for (uint32_t k = 1; k <= per_slot; ++k) {
-        const uint32_t i = (core.rr[slot] + k) % per_slot;
-        Warp& w = core.warps[i * width + slot];
-        if (w.ibuf.empty()) continue;
-        has = true;
-        const uint32_t fu = blocking_fu(w, w.ibuf.front(), t);
-        if (fu == kNumFu) {
-          pick = i;
-          break;
-        }
-        switch (fu) {
-          case kAlu: ++core.ctr.scrb_alu; break;
-          case kFpu: ++core.ctr.scrb_fpu; break;
-          case kLsu: ++core.ctr.scrb_lsu; break;
-          case kSfu: ++core.ctr.scrb_sfu; break;
-          default: ++core.ctr.scrb_tcu; break;
+      for (uint32_t part = 0; part < 2 && pick == per_slot; ++part) {
+        for (uint32_t bits = order[part]; bits != 0; bits &= bits - 1) {
+          const uint32_t i = static_cast<uint32_t>(std::countr_zero(bits));
+          Warp& w = core.warps[i * width + slot];
+          const uint32_t fu = blocking_fu(w, t);
+          if (fu == kNumFu) {
+            pick = i;
+            break;
+          }
+          count_scoreboard_stall(core, fu, 1);
         }
       }
       if (pick == per_slot) {
-        if (has) ++core.ctr.scrb_stalls;
+        ++core.ctr.scrb_stalls;
         continue;
       }
       core.rr[slot] = pick;
@@ -489,6 +607,7 @@ struct Vortex2Model::Impl {
       const Op op = w.ibuf.front();
       w.ibuf.pop_front();
       execute(core, w, wid, slot, op, t);
+      new_front(core, wid);
       core.activity = true;
     }
   }
@@ -523,7 +642,7 @@ struct Vortex2Model::Impl {
       } else if (ti.special == Special::kWspawn) {
         core.events.push(Event{start, 1, wid, op.arg0, op.arg1});
       } else if (w.active || op.next_mask != 0) {
-        resume(w, start + p.resume_latency);
+        resume(core, wid, start + p.resume_latency);
       }
     }
   }
@@ -592,25 +711,28 @@ struct Vortex2Model::Impl {
         if (!s.active) {
           s.active = s.alive = true;
           ++core.active_count;
-          resume(s, t);
+          resume(core, i, t);
         }
       }
       core.spawn_pending = false;
-      for (Warp& w : core.warps) {
+      for (uint32_t wid = 0; wid < config.warps; ++wid) {
+        const Warp& w = core.warps[wid];
         if (w.active && w.suspended && !w.at_barrier) {
-          resume(w, t);  // the caller (SimX resumes warp 0)
+          resume(core, wid, t);  // the caller (SimX resumes warp 0)
           break;
         }
       }
       core.activity = true;
     }
-    for (uint32_t wid = 0; wid < config.warps; ++wid) {
+    for (uint32_t m = core.sched_mask; m != 0; m &= m - 1) {
+      const uint32_t wid = static_cast<uint32_t>(std::countr_zero(m));
       Warp& w = core.warps[wid];
-      if (!w.active || w.suspended || w.ready_at > t) continue;
+      if (w.ready_at > t) continue;
       if (w.fifo.empty()) {
         if (w.alive && !draining) return false;
         // Draining: the functional run is over and this warp produced nothing more.
         w.active = w.alive = false;
+        update_sched(core, wid);
         --core.active_count;
         core.activity = true;
         return true;
@@ -628,6 +750,7 @@ struct Vortex2Model::Impl {
         --core.active_count;
       }
       w.suspended = true;
+      update_sched(core, wid);
       const uint64_t resp = core.icache->request(t + 1 + core.l1_extra, op.pc, false);
       const uint64_t arrive = resp + p.fetch_latency + core.l1_extra;
       ++core.ctr.ifetches;
@@ -645,9 +768,7 @@ struct Vortex2Model::Impl {
 
   bool core_done(const Core& core, uint64_t t) const {
     if (core.active_count != 0 || !core.fetchq.empty() || !core.events.empty() || core.spawn_pending) return false;
-    for (const Warp& w : core.warps) {
-      if (!w.ibuf.empty()) return false;
-    }
+    if (core.ibuf_mask != 0) return false;
     return t >= core.last_complete;
   }
 
@@ -663,9 +784,11 @@ struct Vortex2Model::Impl {
       const bool blocked = f.arrive <= t && core.warps[f.warp].ibuf.size() >= p.ibuf_size;
       if (!blocked) next = std::min(next, std::max(f.arrive, t + 1));
     }
-    for (const Warp& w : core.warps) {
-      if (!w.ibuf.empty()) next = std::min(next, std::max(operands_ready_at(w, w.ibuf.front()), t + 1));
-      if (w.active && !w.suspended) next = std::min(next, std::max(w.ready_at, t + 1));
+    for (uint32_t m = core.ibuf_mask; m != 0; m &= m - 1) {
+      next = std::min(next, std::max(core.warps[std::countr_zero(m)].front_ready, t + 1));
+    }
+    for (uint32_t m = core.sched_mask; m != 0; m &= m - 1) {
+      next = std::min(next, std::max(core.warps[std::countr_zero(m)].ready_at, t + 1));
     }
     if (core.active_count == 0 && core.fetchq.empty() && core.events.empty() && !core.done) {
       next = std::min(next, std::max(core.last_complete, t + 1));
@@ -721,22 +844,14 @@ struct Vortex2Model::Impl {
         for (Core& core : cores) {
           if (core.done) continue;
           const uint64_t skipped = next - now - 1;
-          uint64_t slots_waiting = 0;  // issue slots with a buffered instruction (issue() counts one stall each)
-          for (uint32_t wid = 0; wid < config.warps; ++wid) {
-            const Warp& w = core.warps[wid];
-            if (w.ibuf.empty()) continue;
-            slots_waiting |= uint64_t{1} << (wid % p.issue_width);
+          uint32_t slots_waiting = 0;  // issue slots with a buffered instruction (issue() counts one stall each)
+          for (uint32_t m = core.ibuf_mask; m != 0; m &= m - 1) {
+            const uint32_t wid = static_cast<uint32_t>(std::countr_zero(m));
+            slots_waiting |= 1u << (wid % p.issue_width);
             // As issue() counts them each cycle: the unit producing each waiting warp's blocking register.
-            switch (blocking_fu(w, w.ibuf.front(), now + 1)) {
-              case kAlu: core.ctr.scrb_alu += skipped; break;
-              case kFpu: core.ctr.scrb_fpu += skipped; break;
-              case kLsu: core.ctr.scrb_lsu += skipped; break;
-              case kSfu: core.ctr.scrb_sfu += skipped; break;
-              case kNumFu: break;
-              default: core.ctr.scrb_tcu += skipped; break;
-            }
+            count_scoreboard_stall(core, blocking_fu(core.warps[wid], now + 1), skipped);
           }
-          core.ctr.scrb_stalls += skipped * static_cast<uint64_t>(std::popcount(slots_waiting));
+          core.ctr.scrb_stalls += skipped * static_cast<uint64_t>(popc(slots_waiting));
           if (!core.fetchq.empty() && core.fetchq.front().arrive <= now) core.ctr.ibuf_stalls += skipped;
           core.ctr.sched_idle += skipped;
           core.ctr.active_warp_cycles += skipped * core.active_count;
