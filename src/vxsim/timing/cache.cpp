@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 
 namespace vxsynth::vxsim::timing {
 
@@ -30,6 +31,28 @@ Cache::Cache(uint32_t size, uint32_t ways, uint32_t line, uint32_t banks, uint32
       mshr_fill_(mshrs, 0),
       mshr_hash_count_(kHashes, 0) {
   mshr_hash_count_[0] = static_cast<uint16_t>(mshrs);
+  mshr_leaves_ = std::bit_ceil(std::max<uint32_t>(1, mshrs));
+  mshr_tree_.assign(2 * static_cast<size_t>(mshr_leaves_), 0);
+  mshr_rebuild();
+}
+
+uint64_t Cache::fill_of(uint32_t i) const {
+  return i < mshr_fill_.size() ? mshr_fill_[i] : std::numeric_limits<uint64_t>::max();
+}
+
+void Cache::mshr_rebuild() {
+  for (uint32_t i = 0; i < mshr_leaves_; ++i) mshr_tree_[mshr_leaves_ + i] = i;
+  for (uint32_t n = mshr_leaves_ - 1; n >= 1; --n) {
+    const uint32_t l = mshr_tree_[2 * n], r = mshr_tree_[2 * n + 1];
+    mshr_tree_[n] = fill_of(r) < fill_of(l) ? r : l;
+  }
+}
+
+void Cache::mshr_update(uint32_t i) {
+  for (uint32_t n = (mshr_leaves_ + i) / 2; n >= 1; n /= 2) {
+    const uint32_t l = mshr_tree_[2 * n], r = mshr_tree_[2 * n + 1];
+    mshr_tree_[n] = fill_of(r) < fill_of(l) ? r : l;
+  }
 }
 
 void Cache::reset() {
@@ -40,6 +63,7 @@ void Cache::reset() {
   std::fill(mshr_fill_.begin(), mshr_fill_.end(), 0);
   std::fill(mshr_hash_count_.begin(), mshr_hash_count_.end(), 0);
   mshr_hash_count_[0] = static_cast<uint16_t>(mshr_line_.size());
+  mshr_rebuild();
   stamp_ = 0;
   stats_ = CacheStats{};
 }
@@ -87,18 +111,14 @@ uint64_t Cache::request(uint64_t cycle, uint64_t addr, bool write) {
   ++stats_.read_misses;
   // A free MSHR (the first whose fill is over), else wait for the earliest one (the first of
   // equals).
-  size_t slot = nmshr;
-  for (size_t i = 0; i < nmshr; ++i) {
-    if (mshr_fill_[i] <= t) {
-      slot = i;
-      break;
-    }
-  }
-  if (slot == nmshr) {
-    slot = 0;
-    for (size_t i = 1; i < nmshr; ++i) {
-      if (mshr_fill_[i] < mshr_fill_[slot]) slot = i;
-    }
+  uint32_t slot = mshr_tree_[1];
+  if (mshr_fill_[slot] <= t) {
+    // The leftmost leaf whose fill is over: descend into the left subtree whenever its
+    // earliest fill is.
+    uint32_t n = 1;
+    while (n < mshr_leaves_) n = fill_of(mshr_tree_[2 * n]) <= t ? 2 * n : 2 * n + 1;
+    slot = n - mshr_leaves_;
+  } else {
     stats_.mshr_stalls += mshr_fill_[slot] - t;
     t = mshr_fill_[slot];
   }
@@ -107,6 +127,7 @@ uint64_t Cache::request(uint64_t cycle, uint64_t addr, bool write) {
   ++mshr_hash_count_[key % kHashes];
   mshr_line_[slot] = key;
   mshr_fill_[slot] = fill;
+  mshr_update(slot);
   // Install now (the MSHR check above covers the window until the fill arrives).
   uint32_t victim = 0;
   for (uint32_t w = 1; w < ways_; ++w) {

@@ -41,6 +41,15 @@ class Cache : public MemLevel {
   std::vector<uint64_t> mshr_fill_;
   static constexpr uint32_t kHashes = 256;
   std::vector<uint16_t> mshr_hash_count_;
+  // A tournament tree over the MSHRs' fill cycles (leaves mshr_leaves_ .. 2 * mshr_leaves_ - 1,
+  // padded with never-free entries): each node holds the index of its subtree's earliest fill,
+  // the lower index among equals. Finds the first free MSHR or the earliest-filling one in
+  // log2(MSHRs) steps where a scan took MSHRs (a memory-bound kernel misses on every request).
+  uint32_t mshr_leaves_ = 1;
+  std::vector<uint32_t> mshr_tree_;
+  uint64_t fill_of(uint32_t i) const;
+  void mshr_update(uint32_t i);
+  void mshr_rebuild();
   uint64_t stamp_ = 0;
   CacheStats stats_;
 };
