@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <bit>
 #include <cinttypes>
+#include <cstddef>
 #include <cstdio>
+#include <iterator>
 #include <limits>
 #include <queue>
 #include <vector>
@@ -141,29 +143,31 @@ struct Op {
 template <typename T>
 class Ring {
  public:
-  Ring() : buf_(8) {}
+  Ring() : buf_(8), mask_(7) {}
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
   T& front() { return buf_[head_]; }
   const T& front() const { return buf_[head_]; }
   void pop_front() {
-    head_ = (head_ + 1) & (buf_.size() - 1);
+    head_ = (head_ + 1) & mask_;
     --size_;
   }
   void push_back(const T& v) {
     if (size_ == buf_.size()) grow();
-    buf_[(head_ + size_) & (buf_.size() - 1)] = v;
+    buf_[(head_ + size_) & mask_] = v;
     ++size_;
   }
 
  private:
   void grow() {
     std::vector<T> bigger(buf_.size() * 2);
-    for (size_t i = 0; i < size_; ++i) bigger[i] = buf_[(head_ + i) & (buf_.size() - 1)];
+    for (size_t i = 0; i < size_; ++i) bigger[i] = buf_[(head_ + i) & mask_];
     buf_.swap(bigger);
+    mask_ = buf_.size() - 1;
     head_ = 0;
   }
   std::vector<T> buf_;
+  size_t mask_;
   size_t head_ = 0, size_ = 0;
 };
 
@@ -220,6 +224,30 @@ struct FetchEntry {
   Op op;
 };
 
+// Fetched instructions in arrival order (stable among equal arrivals). Popping the front
+// moves a head index; erasing the vector's first element moved the rest every time.
+struct FetchQueue {
+  std::vector<FetchEntry> v;
+  size_t head = 0;
+  bool empty() const { return head == v.size(); }
+  FetchEntry& front() { return v[head]; }
+  const FetchEntry& front() const { return v[head]; }
+  void pop_front() {
+    if (++head == v.size()) {
+      v.clear();
+      head = 0;
+    } else if (head >= 64) {
+      v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(head));
+      head = 0;
+    }
+  }
+  void insert(const FetchEntry& e) {
+    auto pos = std::upper_bound(v.begin() + static_cast<std::ptrdiff_t>(head), v.end(), e.arrive,
+                                [](uint64_t a, const FetchEntry& x) { return a < x.arrive; });
+    v.insert(pos, e);
+  }
+};
+
 struct Event {
   uint64_t time;
   uint32_t kind;  // 0 barrier arrival, 1 spawn request
@@ -241,7 +269,7 @@ struct Vortex2Model::Impl {
   struct Core {
     uint32_t id = 0;
     std::vector<Warp> warps;
-    std::vector<FetchEntry> fetchq;  // sorted by arrival
+    FetchQueue fetchq;
     std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
     std::vector<uint32_t> rr;        // per issue slot: last granted warp index within the slot
     std::vector<uint64_t> fu_free;   // [fu * issue_width + block]
@@ -358,12 +386,17 @@ struct Vortex2Model::Impl {
       uint32_t nseen = 0;
       SmallSet blocks;
       uint32_t bank_words[32][32];  // per bank: distinct words (local memory)
-      uint32_t bank_n[32] = {};
+      uint32_t bank_n[32];  // zeroed at the first local access (most accesses are global)
+      bool any_local = false;
       uint32_t lmem_cycles = 0;
       const uint32_t block_mask = ~(p.lsu_block - 1);
       for (uint32_t m = r.thread_mask; m != 0; m &= m - 1) {
         const uint32_t a = r.addresses[std::countr_zero(m)];
         if (a >= kLocalMemBaseAddr) {
+          if (!any_local) {
+            std::fill(std::begin(bank_n), std::end(bank_n), 0u);
+            any_local = true;
+          }
           ++op.lmem_lanes;
           const uint32_t word = a >> 2;
           const uint32_t bank = word & (p.lmem_banks - 1) & 31;
@@ -497,7 +530,7 @@ struct Vortex2Model::Impl {
     if (!f.op.fetch_stall || !f.op.last_uop) resume(core, f.warp, t);
     w.ibuf.push_back(f.op);
     if (w.ibuf.size() == 1) new_front(core, f.warp);
-    core.fetchq.erase(core.fetchq.begin());
+    core.fetchq.pop_front();
   }
 
   // The first register (in SimX's order: sources, then destination) of an op that is still
@@ -755,9 +788,7 @@ struct Vortex2Model::Impl {
       const uint64_t arrive = resp + p.fetch_latency + core.l1_extra;
       ++core.ctr.ifetches;
       core.ctr.ifetch_latency += arrive - t;
-      auto pos = std::upper_bound(core.fetchq.begin(), core.fetchq.end(), arrive,
-                                  [](uint64_t a, const FetchEntry& e) { return a < e.arrive; });
-      core.fetchq.insert(pos, FetchEntry{arrive, wid, op});
+      core.fetchq.insert(FetchEntry{arrive, wid, op});
       core.activity = true;
       return true;
     }
