@@ -1,0 +1,16 @@
+// Probe of the memory path at wide warps (docs/vxsim-timing.md, "Calibration"): one CTA of all
+// the core's threads; each thread does 512 loads, each lane from its own 64-byte line,
+// in a 16 MiB region at 0x20000000 (outside the image: no .bss to clear). Not in the calibration table.
+#include "../common.h"
+static constexpr uint32_t M = 1 << 22;
+static uint32_t* const buf = (uint32_t*)0x20000000;
+static volatile uint32_t* vbuf = buf;
+static void body(void*) {
+  const uint32_t k0 = threadIdx.y * 512;
+  uint32_t s = 0; for (uint32_t k = 0; k < 512; ++k) s += vbuf[(threadIdx.x * 16 + k * 4096 + k0) & (M - 1)]; if (s == 12345) buf[0] = s;
+}
+int main() {
+  const uint32_t grid[2] = {1, 1}, block[2] = {(uint32_t)vx_num_threads(), (uint32_t)vx_num_warps()};
+  vx_spawn_threads(2, grid, block, body, nullptr);
+  return buf[5] == 77;
+}
