@@ -274,22 +274,23 @@ std::string Composer::axis_summary() const {
   const DesignPoint& d = c.d;
   auto str = [](std::int64_t v) { return std::to_string(v); };
   std::ostringstream s;
-  auto line = [&s](const std::string& axis, const std::string& value, const std::string& construct) {
-    s << "//   " << axis << " = " << value << ": " << construct << "\n";
+  // Axis names from design's one spelling of them (design.json keys, moves, these comments).
+  auto line = [&s](design::Axis axis, const std::string& value, const std::string& construct) {
+    s << "//   " << design::to_string(axis) << " = " << value << ": " << construct << "\n";
   };
-  line("shared_staging", design::to_string(d.staging), c.staging.describe(c));
-  line("read_once", design::to_string(d.read_once), c.x.describe_load(d.read_once));
-  line("lane_mapping", design::to_string(d.lane_a) + "/" + design::to_string(d.lane_b),
+  line(design::Axis::kSharedStaging, design::to_string(d.staging), c.staging.describe(c));
+  line(design::Axis::kReadOnce, design::to_string(d.read_once), c.x.describe_load(d.read_once));
+  line(design::Axis::kLaneMapping, design::to_string(d.lane_a) + "/" + design::to_string(d.lane_b),
        "staging copies walk the contiguous dimension (forward) or the other (reversed)");
-  line("tile", str(d.tile.m) + "x" + str(d.tile.n) + "x" + str(d.tile.k), "block tile m x n, k-step");
-  line("register_tile", str(d.register_tile.m) + "x" + str(d.register_tile.n), c.mainloop.register_tile_meaning());
-  line("prefetch", design::to_string(d.prefetch), c.pipeline.describe(c));
-  line("tensor_core", design::to_string(d.fragment), c.mainloop.describe(c));
-  line("activation", design::to_string(d.activation), c.epilogue.describe(c));
-  line("split_k", str(d.split_k), c.split_k.describe(c));
-  line("warps", str(d.warps.m) + "x" + str(d.warps.n), "warp arrangement in the block");
-  line("boundary", design::to_string(d.boundary), c.boundary.describe(c));
-  line("k_range", design::to_string(d.k_range), c.k_range.describe(c));
+  line(design::Axis::kTile, str(d.tile.m) + "x" + str(d.tile.n) + "x" + str(d.tile.k), "block tile m x n, k-step");
+  line(design::Axis::kRegisterTile, str(d.register_tile.m) + "x" + str(d.register_tile.n), c.mainloop.register_tile_meaning());
+  line(design::Axis::kPrefetch, design::to_string(d.prefetch), c.pipeline.describe(c));
+  line(design::Axis::kTensorCore, design::to_string(d.fragment), c.mainloop.describe(c));
+  line(design::Axis::kActivation, design::to_string(d.activation), c.epilogue.describe(c));
+  line(design::Axis::kSplitK, str(d.split_k), c.split_k.describe(c));
+  line(design::Axis::kWarps, str(d.warps.m) + "x" + str(d.warps.n), "warp arrangement in the block");
+  line(design::Axis::kBoundary, design::to_string(d.boundary), c.boundary.describe(c));
+  line(design::Axis::kKRange, design::to_string(d.k_range), c.k_range.describe(c));
   return s.str();
 }
 

@@ -45,28 +45,32 @@ class TransformWriter {
       << "]; checked bit for bit\n";
     s << "// Fixed properties: engine simt, block " << d_.fixed.block_size << " threads" << x_.machine_note(d_);
     s << "\n// Axes:\n";
-    const auto line = [&s](const std::string& axis, const std::string& text) { s << "//   " << axis << ": " << text << "\n"; };
-    line("shared_staging", g_.staged ? std::string("a: the tile goes through ") + a_.tile_memory() +
+    const auto line = [&s](const std::string& what, const std::string& text) { s << "//   " << what << ": " << text << "\n"; };
+    // Axis names from design's one spelling of them (design.json keys, moves, these comments).
+    const auto axis = [](design::Axis a, const char* suffix = "") { return design::to_string(a) + suffix; };
+    line(axis(design::Axis::kSharedStaging), g_.staged ? std::string("a: the tile goes through ") + a_.tile_memory() +
                                            " memory (rows padded by one element) between two barriers"
                                      : std::string("none: direct, each element from global to global memory"));
-    line("tile", std::to_string(d_.tile.m) + " input rows x " + std::to_string(d_.tile.n) +
+    line(axis(design::Axis::kTile), std::to_string(d_.tile.m) + " input rows x " + std::to_string(d_.tile.n) +
                      " input columns a block; grid (column tiles, row tiles, transposes)");
-    line("register_tile", std::to_string(d_.register_tile.m) + " element(s) a thread per access, " +
+    line(axis(design::Axis::kRegisterTile), std::to_string(d_.register_tile.m) + " element(s) a thread per access, " +
                               std::to_string(d_.register_tile.n) + " wide accesses" + a_.vector_note(d_.register_tile.n));
     auto side = [&](bool coalesced, const char* what, const char* contiguous) {
       return std::string(coalesced ? "forward: " : "reversed: ") + "consecutive threads " + what + " along " +
              (coalesced ? contiguous : "the other dimension (strided)");
     };
-    line("lane_mapping a (reads)", side(g_.reads_coalesced, "read", "the input's contiguous dimension (coalesced)"));
-    line("lane_mapping b (writes)", side(g_.writes_coalesced, "write", "the output's contiguous dimension (coalesced)"));
-    line("read_once", a_.describe_read_once(d_.read_once));
-    line("boundary", d_.boundary == design::Boundary::kGuarded
+    line(axis(design::Axis::kLaneMapping, " a (reads)"), side(g_.reads_coalesced, "read", "the input's contiguous dimension (coalesced)"));
+    line(axis(design::Axis::kLaneMapping, " b (writes)"), side(g_.writes_coalesced, "write", "the output's contiguous dimension (coalesced)"));
+    line(axis(design::Axis::kReadOnce), a_.describe_read_once(d_.read_once));
+    line(axis(design::Axis::kBoundary), d_.boundary == design::Boundary::kGuarded
                          ? "guarded: every access predicated" + a_.guard_note()
                          : std::string("uniform_branch: full tiles take an unpredicated path (block-uniform branch)"));
-    line("k_range", d_.k_range == design::KRange::kFixed ? "fixed: the sizes are compiled in" : "generic: the sizes are read at run time");
-    line("scale", d_.scale == design::Scale::kAlpha ? "alpha: y = alpha * x in fp32, alpha = 1 at run time (one multiply an element)"
+    line(axis(design::Axis::kKRange), d_.k_range == design::KRange::kFixed ? "fixed: the sizes are compiled in" : "generic: the sizes are read at run time");
+    line(axis(design::Axis::kScale), d_.scale == design::Scale::kAlpha ? "alpha: y = alpha * x in fp32, alpha = 1 at run time (one multiply an element)"
                                                      : "none: the bits are copied as integers");
-    line("fixed", "prefetch none, tensor_core none, activation fused, split_k 1, warps " + std::to_string(d_.warps.m) + "x1");
+    line("fixed", axis(design::Axis::kPrefetch, " none, ") + axis(design::Axis::kTensorCore, " none, ") +
+                      axis(design::Axis::kActivation, " fused, ") + axis(design::Axis::kSplitK, " 1, ") +
+                      axis(design::Axis::kWarps, " ") + std::to_string(d_.warps.m) + "x1");
     return s.str();
   }
 
