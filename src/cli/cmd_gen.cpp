@@ -29,7 +29,7 @@ struct GenOptions {
   std::string name, out;
   std::vector<std::string> set, move;
   int block = 128;
-  bool bias = false, run_sim = false, list_neighbours = false, verbose = false, served_op = false;
+  bool bias = false, run_sim = false, list_neighbours = false, verbose = false, served_op = false, no_data = false;
   std::uint64_t seed = 1;
 };
 
@@ -177,6 +177,10 @@ int run_gen(const GenOptions& o) {
   if (o.out.empty()) throw InputError("--out", "", "required (the folder to write the benchmark to)");
   codegen::BenchmarkOptions options;
   options.seed = o.seed;
+  if (o.no_data) {
+    if (o.run_sim) throw InputError("--no-data", "", "--run-sim needs vortex/data");
+    options.write_data = false;
+  }
   const codegen::BenchmarkFiles files = codegen::write_benchmark(d, o.out, options);
   std::cout << "design " << design::procedural_name(d) << "\n";
   for (const auto& p : d.from_kernel_name)
@@ -229,6 +233,8 @@ const CommandRegistrar reg(
                                         "e.g. tile:n:up, warps:n:up,m:down, boundary:to:padded");
       sub.add_option("--out", o->out, "output folder (design.json, cuda/, vortex/)");
       sub.add_option("--seed", o->seed, "input seed of vortex/data")->capture_default_str();
+      sub.add_flag("--no-data", o->no_data,
+                   "write the design and the sources without vortex/data (the CPU reference of a large op takes minutes)");
       sub.add_flag("--run-sim", o->run_sim, "build the Vortex side, run it on the embedded simulator, check it");
       sub.add_flag("--list-neighbours", o->list_neighbours, "print the single-axis neighbours instead of generating");
       sub.add_flag("-v,--verbose", o->verbose, "print the build commands");

@@ -32,14 +32,15 @@ std::string wgmma_function(int n, const std::string& ab, int k) {
   return s.str();
 }
 
-// The fixed body: everything below reads the constants of the prelude.
-constexpr const char* kBody = R"cu(
+// The fixed body around the GEMM kernel: everything below reads the constants of the prelude.
+constexpr const char* kHead = R"cu(
 struct Params {
   long long M, N, K, batch;
   long long a_stride, b_stride;  // batch strides in elements (0: broadcast)
   long long a_elems, b_elems;    // elements of the A and B tensors (the tf32 rounding copies)
   // convolution (channels first, groups 1): implicit GEMM over an im2col copy of the input
   long long n_img, c_in, h, w, k_out, r, s, p, q, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
+  @@params_partials@@
 };
 
 struct __align__(1024) Ring {
@@ -48,6 +49,7 @@ struct __align__(1024) Ring {
   unsigned long long full[kStages];
   unsigned long long empty[kStages];
   @@ring_bias@@
+  @@ring_epilogue@@
 };
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
@@ -74,7 +76,11 @@ __device__ __forceinline__ unsigned long long tile_desc(const void* p) {
   const unsigned long long addr = smem_addr(p);
   return ((addr & 0x3FFFF) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
 }
-__global__ void __launch_bounds__(kThreads, 1)
+)cu";
+
+// The GEMM kernel of the designs whose later axes (split_k, register_split, wgmma_in_flight,
+// schedule) are at their defaults: the text those designs were profiled with, kept byte for byte.
+constexpr const char* kGemmGrid = R"cu(__global__ void __launch_bounds__(kThreads, 1)
 gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
      const __grid_constant__ CUtensorMap map_out,@@bias_map_param@@ const Params p,
      const elem_t* __restrict__ bias, elem_t* __restrict__ out) {
@@ -179,7 +185,9 @@ gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensor
     }
   }
 }
+)cu";
 
+constexpr const char* kTail = R"cu(
 // im2col of a channels-first input into a dense [M][K] operand: m = (image, y, x), k = (c, r, s).
 __global__ void im2col(const Params p, const elem_t* __restrict__ in, elem_t* __restrict__ cols) {
   const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -197,6 +205,7 @@ __global__ void round_copy(const elem_t* __restrict__ in, elem_t* __restrict__ c
   const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx < n) copy[idx] = operand(in[idx]);
 }
+@@reduce_kernel@@
 
 // Tensor maps come from the driver's cuTensorMapEncodeTiled, reached through the runtime.
 PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
@@ -271,7 +280,7 @@ bool make_params(const vxsynth_problem* pr, Params* p) {
 
 // Workspace: the im2col copy (a convolution) or A's rounded copy (tf32), then B's rounded copy (tf32).
 struct Workspace {
-  size_t a = 0, b = 0, total = 0;
+  @@workspace_fields@@
 };
 Workspace workspace_layout(const Params& p) {
   Workspace w;
@@ -282,6 +291,7 @@ Workspace workspace_layout(const Params& p) {
   };
   if (kIsConv || kRoundTf32) w.a = take(static_cast<size_t>(p.a_elems) * sizeof(elem_t));
   if (kRoundTf32) w.b = take(static_cast<size_t>(p.b_elems) * sizeof(elem_t));
+  @@workspace_partials@@
   return w;
 }
 
@@ -302,6 +312,7 @@ extern "C" int vxsynth_candidate_launch(const vxsynth_problem* problem, const vx
   const Workspace w = workspace_layout(p);
   if (w.total > 0 && (buffers->workspace == nullptr || buffers->workspace_bytes < w.total)) return 2;
   unsigned char* scratch = static_cast<unsigned char*>(buffers->workspace);
+  @@partials_pointer@@
   const void* a = buffers->a;
   const void* b = buffers->b;
   if (kIsConv) {
@@ -332,7 +343,7 @@ extern "C" int vxsynth_candidate_launch(const vxsynth_problem* problem, const vx
   const unsigned cx = kRasterM ? kClusterM : kClusterN, cy = kRasterM ? kClusterN : kClusterM;
   const unsigned gx = ((kRasterM ? tiles_m : tiles_n) + cx - 1) / cx * cx, gy = ((kRasterM ? tiles_n : tiles_m) + cy - 1) / cy * cy;
   if (gy > 65535u) return VXSYNTH_LAUNCH_UNSUPPORTED;
-  const dim3 grid(gx, gy, static_cast<unsigned>(p.batch));
+  @@grid@@
   const elem_t* bias = static_cast<const elem_t*>(buffers->bias);
   elem_t* out = static_cast<elem_t*>(buffers->out);
   if (cx * cy > 1) {
@@ -352,6 +363,7 @@ extern "C" int vxsynth_candidate_launch(const vxsynth_problem* problem, const vx
   } else {
     gemm<<<grid, kThreads, kSharedBytes, stream>>>(map_a, map_b, map_out,@@bias_map_arg@@ p, bias, out);
   }
+  @@reduce_launch@@
   return cudaGetLastError() == cudaSuccess ? VXSYNTH_LAUNCH_OK : 4;
 }
 )cu";
@@ -407,6 +419,279 @@ std::map<std::string, std::string> bias_pieces(bool bias_tma) {  // validity tie
   };
 }
 
+// Designs whose later axes leave their defaults (split_k > 1, register_split setmaxnreg,
+// wgmma_in_flight 2, schedule persistent) take the general kernel below; the others keep
+// kGemmGrid's text (their profiled sources regenerate byte for byte).
+bool later_axes(const DesignPoint& d) {
+  return d.split_k != 1 || d.register_split != design::RegisterSplit::kNone || d.wgmma_in_flight != 1 ||
+         d.schedule != design::Schedule::kGrid;
+}
+
+// The general GEMM kernel: one loop over the block's work (one tile under the grid schedule,
+// every gridDim.x-th tile when persistent), each tile a K slice; the ring position runs on over
+// the tiles, so the producer fills the next tile's stages while the consumers finish this one.
+std::string general_gemm(const DesignPoint& d) {
+  const bool bias_tma = d.bias_load == design::BiasLoad::kTma;
+  const bool has_bias = d.op.has_bias();
+  const bool store_tma = d.epilogue_store == design::EpilogueStore::kTma;
+  const bool persistent = d.schedule == design::Schedule::kPersistent;
+  const bool split = d.split_k > 1;
+  const bool setmaxnreg = d.register_split == design::RegisterSplit::kSetMaxNReg;
+  std::ostringstream s;
+  s << R"cu(// One unit of work: an output tile's M and N offsets, its batch index and its K slice.
+struct Work {
+  int m0, n0, z, slice;
+};
+
+// Work `i` of the tiles_m x tiles_n x (batch x kSplitK) a persistent block walks; with kRasterM
+// consecutive tiles walk M first (they share one B tile in L2).
+__device__ __forceinline__ Work work_at(long long i, int tiles_m, int tiles_n) {
+  const long long per_z = static_cast<long long>(tiles_m) * tiles_n;
+  const int zs = static_cast<int>(i / per_z), r = static_cast<int>(i % per_z);
+  const int mi = kRasterM ? r % tiles_m : r / tiles_n, ni = kRasterM ? r / tiles_m : r % tiles_n;
+  return {mi * kBM, ni * kBN, zs / kSplitK, zs % kSplitK};
+}
+
+// Under the grid schedule: the block's own tile, blockIdx.z = (batch, K slice).
+__device__ __forceinline__ Work work_of_block() {
+  const int mi = kRasterM ? blockIdx.x : blockIdx.y, ni = kRasterM ? blockIdx.y : blockIdx.x;
+  return {mi * kBM, ni * kBN, static_cast<int>(blockIdx.z) / kSplitK, static_cast<int>(blockIdx.z) % kSplitK};
+}
+
+// The first k-tile of a K slice: the slices cut the k-tiles evenly (slice kSplitK ends at ktiles).
+__device__ __forceinline__ int slice_begin(int ktiles, int slice) {
+  return static_cast<int>(static_cast<long long>(ktiles) * slice / kSplitK);
+}
+
+__global__ void __launch_bounds__(kThreads, 1)
+gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+     const __grid_constant__ CUtensorMap map_out,@@bias_map_param@@ const Params p,
+     const elem_t* __restrict__ bias, elem_t* __restrict__ out) {
+  extern __shared__ unsigned char raw[];
+  Ring& s = *reinterpret_cast<Ring*>((reinterpret_cast<size_t>(raw) + 1023) & ~size_t(1023));
+  const int wg = threadIdx.x / 128, t = threadIdx.x % 128;
+  const int ktiles = static_cast<int>((p.K + kBK - 1) / kBK);
+  const int tiles_m = static_cast<int>((p.M + kBM - 1) / kBM), tiles_n = static_cast<int>((p.N + kBN - 1) / kBN);
+  // This block's work: its own tile (grid), or every gridDim.x-th one from blockIdx.x (persistent).
+  const long long first = kPersistent ? blockIdx.x : 0, step = kPersistent ? gridDim.x : 1;
+  const long long count = kPersistent ? static_cast<long long>(tiles_m) * tiles_n * p.batch * kSplitK : 1;
+  if (!kPersistent) {
+    const Work own = work_of_block();
+    if (own.m0 >= p.M || own.n0 >= p.N) return;  // a block the cluster shape added beyond the tiles
+  }
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < kStages; ++i) {
+      bar_init(&s.full[i], 1);
+      bar_init(&s.empty[i], kConsumers);
+    }
+    @@bias_bar_init@@
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  if (wg == 0) {  // producer: one thread keeps the ring full
+)cu";
+  if (setmaxnreg) {
+    s << "    // register_split setmaxnreg: the producer only issues copies and gives its registers to the consumers\n"
+         "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\" ::\"n\"(kProducerRegs));\n";
+  }
+  s << R"cu(    if (t == 0) {
+      int it = 0;  // k-tiles loaded so far over all of this block's work: the ring position
+      for (long long i = first; i < count; i += step) {
+        const Work w = kPersistent ? work_at(i, tiles_m, tiles_n) : work_of_block();
+        const int za = p.a_stride == 0 ? 0 : w.z, zb = p.b_stride == 0 ? 0 : w.z;
+)cu";
+  if (bias_tma) {
+    s << "        // the bias slice first (the copy engine fills zeros beyond N); the epilogue waits for it\n"
+         "        bar_expect(&s.bias_full, kBN * sizeof(elem_t));\n"
+         "        tma_load_1d(s.bias, &map_bias, &s.bias_full, w.n0);\n";
+  }
+  s << R"cu(        const int kb = slice_begin(ktiles, w.slice), ke = slice_begin(ktiles, w.slice + 1);
+        for (int kt = kb; kt < ke; ++kt, ++it) {
+          const int st = it % kStages;
+          if (it >= kStages) bar_wait(&s.empty[st], ((it / kStages) - 1) & 1);
+          bar_expect(&s.full[st], (kBM + kBN) * kBK * sizeof(elem_t));
+          tma_load(s.a[st], &map_a, &s.full[st], kt * kBK, w.m0, za);
+          tma_load(s.b[st], &map_b, &s.full[st], kt * kBK, w.n0, zb);
+        }
+      }
+    }
+  } else {  // consumers: warpgroup c computes rows 64c .. 64c + 63 of each tile
+)cu";
+  if (setmaxnreg) {
+    s << "    asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %0;\" ::\"n\"(kConsumerRegs));\n";
+  }
+  s << R"cu(    const int c = wg - 1;
+    const int warp = t / 32, lane = t % 32;
+    int it = 0;  // k-tiles consumed so far: the producer's ring positions, in the same order
+    for (long long i = first; i < count; i += step) {
+      const Work w = kPersistent ? work_at(i, tiles_m, tiles_n) : work_of_block();
+      const int m0 = w.m0, n0 = w.n0, z = w.z;
+      const int kb = slice_begin(ktiles, w.slice), ke = slice_begin(ktiles, w.slice + 1);
+      float acc[kBN / 2];
+#pragma unroll
+      for (int j = 0; j < kBN / 2; ++j) acc[j] = 0.f;
+      for (int kt = kb; kt < ke; ++kt, ++it) {
+        const int st = it % kStages;
+        bar_wait(&s.full[st], (it / kStages) & 1);
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+        for (int kk = 0; kk < kBK / kKStep; ++kk) {  // each k-step is 32 bytes of a 128-byte row
+          wgmma_tile(acc, tile_desc(&s.a[st][c * 64 * kBK]) + 2 * kk, tile_desc(&s.b[st][0]) + 2 * kk);
+        }
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        // kInFlight groups keep running; the group kInFlight k-tiles back has completed, so its stage is free
+        asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kInFlight) : "memory");
+        if (t == 0 && kt - kb >= kInFlight) bar_arrive(&s.empty[(it - kInFlight) % kStages]);
+      }
+      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+      // the stages of the last groups are free too (every stage is released once per use, which
+      // keeps the ring's phases right for the next tile)
+      if (t == 0) {
+        for (int j = ke - kInFlight > kb ? ke - kInFlight : kb; j < ke; ++j) bar_arrive(&s.empty[(it - (ke - j)) % kStages]);
+      }
+)cu";
+  if (bias_tma) s << "      bar_wait(&s.bias_full, 0);\n";
+  if (store_tma) {
+    if (persistent) {
+      s << "      // the previous tile's bulk store has read this buffer (thread 0 waited) before it is written again\n"
+           "      asm volatile(\"bar.sync %0, 128;\" ::\"r\"(2 + c) : \"memory\");\n"
+           "      elem_t* tile = s.epi + c * 64 * kBN;\n";
+    } else {
+      s << "      // every consumer is past the mainloop before the ring is reused (named barrier 1, consumers only)\n"
+           "      asm volatile(\"bar.sync 1, %0;\" ::\"n\"(128 * kConsumers) : \"memory\");\n"
+           "      elem_t* tile = reinterpret_cast<elem_t*>(&s.a[0][0]) + c * 64 * kBN;\n";
+    }
+    s << R"cu(#pragma unroll
+      for (int j = 0; j < kBN / 8; ++j) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = warp * 16 + lane / 4 + 8 * h;
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int col = 8 * j + 2 * (lane % 4) + e;
+            float v = acc[4 * j + 2 * h + e];
+)cu";
+    if (bias_tma) {
+      s << "            v += to_float(s.bias[col]);\n";
+    } else if (has_bias) {
+      s << "            v += n0 + col < p.N ? to_float(bias[n0 + col]) : 0.f;\n";
+    }
+    s << R"cu(            tile[row * kBN + col] = from_float(v);
+          }
+        }
+      }
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // ordinary stores -> the copy engine
+      asm volatile("bar.sync %0, 128;" ::"r"(2 + c) : "memory");
+      if (t == 0) {
+        asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];"
+                     ::"l"(&map_out), "r"(smem_addr(tile)), "r"(n0), "r"(m0 + c * 64), "r"(z) : "memory");
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+        asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+      }
+    }
+  }
+}
+)cu";
+    return s.str();
+  }
+  // Direct epilogue: accumulator (warp w, lane l): acc[4j + 2h + e] -> row 16w + l/4 + 8h, col 8j + 2(l%4) + e.
+  s << R"cu(#pragma unroll
+      for (int j = 0; j < kBN / 8; ++j) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const long long row = m0 + c * 64 + warp * 16 + lane / 4 + 8 * h;
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const long long col = n0 + 8 * j + 2 * (lane % 4) + e;
+            if (row >= p.M || col >= p.N) continue;
+            float v = acc[4 * j + 2 * h + e];
+)cu";
+  const std::string add_bias = bias_tma ? "v += to_float(s.bias[col - n0]);" : "v += to_float(bias[col]);";
+  if (split) {
+    if (has_bias) s << "            if (w.slice == 0) " << add_bias << "  // the bias once, in the first slice's partial\n";
+    s << "            // fp32 partial sums [batch][kSplitK][M][N]; reduce_split_k adds the slices in order\n"
+         "            p.partials[((static_cast<long long>(z) * kSplitK + w.slice) * p.M + row) * p.N + col] = v;\n";
+  } else {
+    if (has_bias) s << "            " << add_bias << "\n";
+    s << R"cu(            if (kIsConv) {  // row = (image, position), col = output channel
+              const long long img = row / (p.p * p.q), pos = row % (p.p * p.q);
+              out[(img * p.k_out + col) * p.p * p.q + pos] = from_float(v);
+            } else {
+              out[(static_cast<long long>(z) * p.M + row) * p.N + col] = from_float(v);
+            }
+)cu";
+  }
+  s << R"cu(          }
+        }
+      }
+    }
+  }
+}
+)cu";
+  return s.str();
+}
+
+// The pieces of kHead and kTail that depend on the later axes: for a design that keeps their
+// defaults every piece is the text it replaced (or nothing), so its source is unchanged.
+std::map<std::string, std::string> later_pieces(const DesignPoint& d) {
+  if (!later_axes(d)) {
+    return {{"params_partials", ""},
+            {"ring_epilogue", ""},
+            {"reduce_kernel", ""},
+            {"workspace_fields", "  size_t a = 0, b = 0, total = 0;\n"},
+            {"workspace_partials", ""},
+            {"partials_pointer", ""},
+            {"grid", "  const dim3 grid(gx, gy, static_cast<unsigned>(p.batch));\n"},
+            {"reduce_launch", ""}};
+  }
+  const bool split = d.split_k > 1;
+  const bool own_epilogue_tile =
+      d.schedule == design::Schedule::kPersistent && d.epilogue_store == design::EpilogueStore::kTma;
+  std::map<std::string, std::string> p;
+  p["params_partials"] = "  float* partials;  // split_k > 1: fp32 partial sums [batch][kSplitK][M][N] in the workspace\n";
+  p["ring_epilogue"] = own_epilogue_tile ? "  alignas(128) elem_t epi[kConsumers * 64 * kBN];  // the bulk-store tile (the ring refills meanwhile)\n" : "";
+  p["reduce_kernel"] =
+      split ? "\n// split_k: the slices' fp32 partial sums added in slice order (slice 0 holds the bias) and rounded once.\n"
+              "__global__ void reduce_split_k(const Params p, elem_t* __restrict__ out) {\n"
+              "  const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
+              "  const long long mn = p.M * p.N;\n"
+              "  if (idx >= p.batch * mn) return;\n"
+              "  const long long z = idx / mn, rem = idx % mn, row = rem / p.N, col = rem % p.N;\n"
+              "  const float* part = p.partials + z * kSplitK * mn + rem;\n"
+              "  float v = 0.f;\n"
+              "  for (int sl = 0; sl < kSplitK; ++sl) v += part[sl * mn];\n"
+              "  if (kIsConv) {  // row = (image, position), col = output channel\n"
+              "    const long long img = row / (p.p * p.q), pos = row % (p.p * p.q);\n"
+              "    out[(img * p.k_out + col) * p.p * p.q + pos] = from_float(v);\n"
+              "  } else {\n"
+              "    out[idx] = from_float(v);\n"
+              "  }\n"
+              "}\n"
+            : "";
+  p["workspace_fields"] = "  size_t a = 0, b = 0, partials = 0, total = 0;\n";
+  p["workspace_partials"] =
+      split ? "  if (kSplitK > 1) w.partials = take(static_cast<size_t>(p.batch) * kSplitK * p.M * p.N * sizeof(float));\n" : "";
+  p["partials_pointer"] = split ? "  p.partials = reinterpret_cast<float*>(scratch + w.partials);\n" : "";
+  p["grid"] =
+      "  // z = (batch, K slice); persistent: one block per SM (at most one per tile) walks the tiles\n"
+      "  if (p.batch * kSplitK > 65535) return VXSYNTH_LAUNCH_UNSUPPORTED;\n"
+      "  dim3 grid(gx, gy, static_cast<unsigned>(p.batch * kSplitK));\n"
+      "  if (kPersistent) {\n"
+      "    int device = 0, sms = 0;\n"
+      "    if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms <= 0)\n"
+      "      return 3;\n"
+      "    const long long tiles = static_cast<long long>(tiles_m) * tiles_n * p.batch * kSplitK;\n"
+      "    grid = dim3(static_cast<unsigned>(tiles < sms ? tiles : sms), 1, 1);\n"
+      "  }\n";
+  p["reduce_launch"] =
+      split ? "  if (kSplitK > 1 && cudaGetLastError() == cudaSuccess) {\n"
+              "    const long long n = p.batch * p.M * p.N;\n"
+              "    reduce_split_k<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(p, out);\n"
+              "  }\n"
+            : "";
+  return p;
+}
+
 // kBody with its markers replaced; every marker must be known and every piece used.
 std::string fill_markers(std::string body, const std::map<std::string, std::string>& pieces) {
   std::set<std::string> used;
@@ -457,6 +742,11 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
     << design::to_string(d.epilogue_store) << (d.bias_load == design::BiasLoad::kTma ? ", bias by bulk copy" : "") << ", cluster " << d.cluster.m << "x" << d.cluster.n << ", "
     << design::to_string(d.fragment) << (conv ? "; convolution as im2col + GEMM" : "")
     << (tf32 ? "; tf32 operands rounded to nearest before the copies" : "") << ".\n";
+  if (later_axes(d)) {
+    s << "// split_k " << d.split_k << (d.split_k > 1 ? " (fp32 partial sums in the workspace, added by reduce_split_k)" : "")
+      << ", register_split " << design::to_string(d.register_split) << ", wgmma_in_flight " << d.wgmma_in_flight
+      << ", schedule " << design::to_string(d.schedule) << ".\n";
+  }
   s << "#include <cuda.h>\n#include <cudaTypedefs.h>\n#include <cuda_runtime.h>\n";
   if (dtype == ops::DType::bf16) s << "#include <cuda_bf16.h>\n";
   if (dtype == ops::DType::f16) s << "#include <cuda_fp16.h>\n";
@@ -472,6 +762,17 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
     << ", kRoundTf32 = " << (tf32 ? "true" : "false") << ";\n";
   s << "constexpr bool kRasterM = " << (d.raster == design::Raster::kMMajor ? "true" : "false")
     << ", kStoreTma = " << (d.epilogue_store == design::EpilogueStore::kTma ? "true" : "false") << ";\n";
+  if (later_axes(d)) {
+    const bool setmaxnreg = d.register_split == design::RegisterSplit::kSetMaxNReg;
+    s << "constexpr int kSplitK = " << d.split_k << ", kInFlight = " << d.wgmma_in_flight
+      << ";  // K slices; wgmma groups a consumer leaves running\n";
+    s << "constexpr bool kPersistent = " << (d.schedule == design::Schedule::kPersistent ? "true" : "false")
+      << ";  // one block per SM walks the tiles\n";
+    if (setmaxnreg) {
+      s << "constexpr int kProducerRegs = " << design::kHopperProducerRegisters
+        << ", kConsumerRegs = " << design::hopper_consumer_registers(d) << ";  // setmaxnreg: registers per thread\n";
+    }
+  }
   s << "constexpr int kOpKind = " << abi_op(d.op.kind) << ", kDType = " << abi_dtype(dtype)
     << ", kPrecision = " << abi_precision(prec) << ";\n";
   s << "constexpr CUtensorMapDataType kMapType = CU_TENSOR_MAP_DATA_TYPE_"
@@ -490,7 +791,15 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
   }
   s << wgmma_function(d.tile.n, dtype == ops::DType::bf16 ? "bf16" : dtype == ops::DType::f16 ? "f16" : "tf32",
                       design::fragment_shape(d.fragment).k);
-  s << fill_markers(kBody, bias_pieces(d.bias_load == design::BiasLoad::kTma));
+  std::map<std::string, std::string> pieces = bias_pieces(d.bias_load == design::BiasLoad::kTma);
+  for (auto& [name, text] : later_pieces(d)) pieces[name] = text;
+  if (!later_axes(d)) {
+    s << fill_markers(std::string(kHead) + kGemmGrid + kTail, pieces);
+    return s.str();
+  }
+  // The general kernel writes its own bias pieces.
+  for (const char* own : {"bias_copy", "bias_wait", "bias_add_tile", "bias_add_direct"}) pieces.erase(own);
+  s << fill_markers(std::string(kHead) + general_gemm(d) + kTail, pieces);
   return s.str();
 }
 

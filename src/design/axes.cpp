@@ -83,6 +83,16 @@ struct Names<BiasLoad> {
   static constexpr std::array<std::pair<BiasLoad, const char*>, 2> table{
       {{BiasLoad::kGlobal, "global"}, {BiasLoad::kTma, "tma"}}};
 };
+template <>
+struct Names<RegisterSplit> {
+  static constexpr std::array<std::pair<RegisterSplit, const char*>, 2> table{
+      {{RegisterSplit::kNone, "none"}, {RegisterSplit::kSetMaxNReg, "setmaxnreg"}}};
+};
+template <>
+struct Names<Schedule> {
+  static constexpr std::array<std::pair<Schedule, const char*>, 2> table{
+      {{Schedule::kGrid, "grid"}, {Schedule::kPersistent, "persistent"}}};
+};
 
 // Values added at run time (add_value), after the built-in table.
 template <typename E>
@@ -143,6 +153,8 @@ std::string to_string(Scale v) { return name_of(v); }
 std::string to_string(Raster v) { return name_of(v); }
 std::string to_string(EpilogueStore v) { return name_of(v); }
 std::string to_string(BiasLoad v) { return name_of(v); }
+std::string to_string(RegisterSplit v) { return name_of(v); }
+std::string to_string(Schedule v) { return name_of(v); }
 
 bool parse(const std::string& s, Staging& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ReadOnce& out) { return parse_name(s, out); }
@@ -156,6 +168,8 @@ bool parse(const std::string& s, Scale& out) { return parse_name(s, out); }
 bool parse(const std::string& s, Raster& out) { return parse_name(s, out); }
 bool parse(const std::string& s, EpilogueStore& out) { return parse_name(s, out); }
 bool parse(const std::string& s, BiasLoad& out) { return parse_name(s, out); }
+bool parse(const std::string& s, RegisterSplit& out) { return parse_name(s, out); }
+bool parse(const std::string& s, Schedule& out) { return parse_name(s, out); }
 
 template <typename E>
 const std::vector<E>& all_values() {
@@ -198,6 +212,8 @@ VXSYNTH_DESIGN_INSTANTIATE(Scale)
 VXSYNTH_DESIGN_INSTANTIATE(Raster)
 VXSYNTH_DESIGN_INSTANTIATE(EpilogueStore)
 VXSYNTH_DESIGN_INSTANTIATE(BiasLoad)
+VXSYNTH_DESIGN_INSTANTIATE(RegisterSplit)
+VXSYNTH_DESIGN_INSTANTIATE(Schedule)
 #undef VXSYNTH_DESIGN_INSTANTIATE
 
 FragmentShape fragment_shape(Fragment f) {
@@ -226,11 +242,12 @@ namespace {
 constexpr std::array<const char*, kAxisCount> kAxisNames = {
     "shared_staging", "read_once",  "lane_mapping", "tile",    "register_tile", "prefetch",
     "tensor_core",    "activation", "split_k",      "warps",   "boundary",      "k_range",
-    "pipeline_stages", "raster",    "epilogue_store", "cluster", "scale", "bias_load"};
+    "pipeline_stages", "raster",    "epilogue_store", "cluster", "scale", "bias_load",
+    "register_split", "wgmma_in_flight", "schedule"};
 }  // namespace
 
 std::string to_string(Axis a) { return kAxisNames[index_of(a)]; }
-bool is_hopper_axis(Axis a) { return (a >= Axis::kPipelineStages && a <= Axis::kCluster) || a == Axis::kBiasLoad; }
+bool is_hopper_axis(Axis a) { return (a >= Axis::kPipelineStages && a <= Axis::kCluster) || a >= Axis::kBiasLoad; }
 bool is_transform_axis(Axis a) { return a == Axis::kScale; }
 
 bool parse(const std::string& s, Axis& out) {

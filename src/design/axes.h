@@ -83,7 +83,7 @@ enum class KRange { kGeneric, kFixed };
 // element: exact for every non-NaN value, and the arithmetic intensity of the vendor kernel).
 enum class Scale { kNone, kAlpha };
 
-// Hopper family only (design/hopper_family.h): four axes of their own.
+// Hopper family only (design/hopper_family.h): axes of their own (13-16, 18-21).
 // 13. Pipeline stages: the depth of the TMA ring (2..8, bounded by shared memory); 1 elsewhere.
 // (an int in DesignPoint::stages)
 // 14. Raster: which tile index consecutive blocks walk. kNMajor = blockIdx.x walks the N tiles
@@ -93,7 +93,7 @@ enum class Raster { kNMajor, kMMajor };
 // 15. Epilogue store: kDirect = each thread stores its accumulators with ordinary stores;
 //     kTma = the warpgroup's tile is staged in shared memory and stored with one bulk tensor copy.
 enum class EpilogueStore { kDirect, kTma };
-// 17 (listed after cluster). Bias load: kGlobal = the epilogue reads the bias with ordinary
+// 18 (listed after cluster). Bias load: kGlobal = the epilogue reads the bias with ordinary
 //     loads; kTma = the producer copies the block's bias slice into shared memory with one bulk
 //     tensor copy, so the kernel issues no ordinary global load at all (as nvjet's kernels do).
 //     Only for an op with a bias.
@@ -104,6 +104,19 @@ struct Cluster {
   int m = 1, n = 1;
   bool operator==(const Cluster&) const = default;
 };
+// 19. Register split: kNone = every warpgroup keeps the registers the kernel starts with
+//     (65536 / block); kSetMaxNReg = the producer warpgroup gives registers back
+//     (setmaxnreg.dec) and the consumer warpgroups take them (setmaxnreg.inc), so a consumer
+//     can hold a 64 x 256 fp32 accumulator without spilling (as cuBLAS's nvjet_sm90 kernels do).
+enum class RegisterSplit { kNone, kSetMaxNReg };
+// 20. wgmma groups in flight: how many committed wgmma groups a consumer leaves running before
+//     it waits (1 or 2); the stage a group read is released once the group completed.
+// (an int in DesignPoint::wgmma_in_flight)
+// 21. Schedule: kGrid = one block per output tile (and K slice); kPersistent = one block per SM
+//     walks the tiles, so the producer loads the next tile while the consumers finish this one.
+enum class Schedule { kGrid, kPersistent };
+// The Hopper family also takes split_k (axis 9): K slices over the grid, fp32 partial sums in
+// the workspace, added in slice order by a second pass (docs/design-space.md).
 
 // Names as written in design.json and procedural names.
 std::string to_string(Staging v);
@@ -118,6 +131,8 @@ std::string to_string(Scale v);
 std::string to_string(Raster v);
 std::string to_string(EpilogueStore v);
 std::string to_string(BiasLoad v);
+std::string to_string(RegisterSplit v);
+std::string to_string(Schedule v);
 
 // Parsers: false when the name is unknown.
 bool parse(const std::string& s, Staging& out);
@@ -132,6 +147,8 @@ bool parse(const std::string& s, Scale& out);
 bool parse(const std::string& s, Raster& out);
 bool parse(const std::string& s, EpilogueStore& out);
 bool parse(const std::string& s, BiasLoad& out);
+bool parse(const std::string& s, RegisterSplit& out);
+bool parse(const std::string& s, Schedule& out);
 
 // All values of an enum axis, in domain order (neighbours step along this order).
 template <typename E>
@@ -156,9 +173,9 @@ FragmentShape fragment_shape(Fragment f);
 bool staged_a(Staging s);
 bool staged_b(Staging s);
 
-// The twelve axes of ARCHITECTURE.md, in its order, then the Hopper family's four and the
-// layout-transform family's one (each written in design.json only for that family's designs);
-// to_string gives the design.json key.
+// The twelve axes of ARCHITECTURE.md, in its order, then the Hopper family's four, the
+// layout-transform family's one, and the Hopper family's later four (each written in design.json
+// only for that family's designs); to_string gives the design.json key.
 enum class Axis {
   kSharedStaging,
   kReadOnce,
@@ -178,11 +195,14 @@ enum class Axis {
   kCluster,
   kScale,
   kBiasLoad,  // Hopper family (after scale: the axes were numbered as they came)
+  kRegisterSplit,  // Hopper family
+  kWgmmaInFlight,  // Hopper family
+  kSchedule,       // Hopper family
 };
-inline constexpr std::size_t kAxisCount = 18;
+inline constexpr std::size_t kAxisCount = 21;
 // The first kCommonAxisCount axes belong to every design; the rest to one family each.
 inline constexpr std::size_t kCommonAxisCount = 12;
-bool is_hopper_axis(Axis a);     // pipeline_stages, raster, epilogue_store, cluster
+bool is_hopper_axis(Axis a);     // pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight, schedule
 bool is_transform_axis(Axis a);  // scale
 // A family's own axis: optional in design.json (its default when absent).
 inline bool is_family_axis(Axis a) { return is_hopper_axis(a) || is_transform_axis(a); }

@@ -32,7 +32,8 @@ bool same_axes(const DesignPoint& a, const DesignPoint& b) {
          a.fragment == b.fragment && a.activation == b.activation && a.split_k == b.split_k &&
          a.warps == b.warps && a.boundary == b.boundary && a.k_range == b.k_range && a.vortex == b.vortex &&
          a.scale == b.scale && a.stages == b.stages && a.raster == b.raster && a.epilogue_store == b.epilogue_store &&
-         a.cluster == b.cluster && a.bias_load == b.bias_load;
+         a.cluster == b.cluster && a.bias_load == b.bias_load && a.register_split == b.register_split &&
+         a.wgmma_in_flight == b.wgmma_in_flight && a.schedule == b.schedule;
 }
 
 namespace {
@@ -210,6 +211,11 @@ Json design_to_json(const DesignPoint& d) {
     put(Axis::kEpilogueStore, to_string(d.epilogue_store));
     put(Axis::kCluster, pair_json(d.cluster.m, d.cluster.n));
     if (d.op.has_bias()) put(Axis::kBiasLoad, to_string(d.bias_load));
+    // Later axes only when moved from their defaults: the designs locked before them keep their files.
+    const DesignPoint defaults;
+    if (d.register_split != defaults.register_split) put(Axis::kRegisterSplit, to_string(d.register_split));
+    if (d.wgmma_in_flight != defaults.wgmma_in_flight) put(Axis::kWgmmaInFlight, d.wgmma_in_flight);
+    if (d.schedule != defaults.schedule) put(Axis::kSchedule, to_string(d.schedule));
   }
   j["axes"] = a;
   return j;
@@ -309,6 +315,9 @@ DesignPoint design_from_json(const Json& j, const std::string& file) {
   if (present(Axis::kEpilogueStore)) enum_axis(Axis::kEpilogueStore, d.epilogue_store);
   if (present(Axis::kCluster)) dims_axis(Axis::kCluster, {{"m", &d.cluster.m}, {"n", &d.cluster.n}});
   if (present(Axis::kBiasLoad)) enum_axis(Axis::kBiasLoad, d.bias_load);
+  if (present(Axis::kRegisterSplit)) enum_axis(Axis::kRegisterSplit, d.register_split);
+  if (present(Axis::kWgmmaInFlight)) int_axis(Axis::kWgmmaInFlight, d.wgmma_in_flight);
+  if (present(Axis::kSchedule)) enum_axis(Axis::kSchedule, d.schedule);
   return d;
 }
 

@@ -78,6 +78,11 @@ struct DesignPoint {
   EpilogueStore epilogue_store = EpilogueStore::kDirect;
   Cluster cluster;
   BiasLoad bias_load = BiasLoad::kGlobal;  // written to design.json only for a Hopper design with a bias
+  // Written to design.json only when not at these defaults (designs made before these axes
+  // existed read and write the same file).
+  RegisterSplit register_split = RegisterSplit::kNone;
+  int wgmma_in_flight = 1;
+  Schedule schedule = Schedule::kGrid;
 };
 
 bool same_axes(const DesignPoint& a, const DesignPoint& b);

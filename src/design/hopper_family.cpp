@@ -30,11 +30,28 @@ Fragment hopper_fragment(ops::PrecisionPath precision) {
   return precision == ops::PrecisionPath::tf32 ? Fragment::kWgmmaK8 : Fragment::kWgmmaK16;
 }
 
+int hopper_entry_registers(int block_size) {
+  if (block_size <= 0) return 0;
+  return std::min(255, 65536 / block_size / 8 * 8);
+}
+
+int hopper_consumer_registers(const DesignPoint& d) {
+  const int block = d.fixed.block_size;
+  if (d.register_split == RegisterSplit::kNone) return std::min(255, block > 0 ? 65536 / block : 0);
+  if (block <= 2 * kWarpgroupThreads) return 0;
+  const int pool = hopper_entry_registers(block) * block - kHopperProducerRegisters * kWarpgroupThreads;
+  return std::min(256, pool / (block - kWarpgroupThreads) / 8 * 8);
+}
+
 std::int64_t hopper_shared_bytes(const DesignPoint& d) {
   const std::int64_t e = element_bytes(d.fixed.precision);
   std::int64_t ring = std::int64_t(d.stages) * (std::int64_t(d.tile.m) + d.tile.n) * d.tile.k * e + 16 * d.stages;
   // the bias slice (128-byte aligned for the copy engine) and its mbarrier
   if (d.bias_load == BiasLoad::kTma) ring += 128 + std::int64_t(d.tile.n) * e + 8;
+  // a persistent block's bulk-store tile has a buffer of its own (the ring is refilled meanwhile)
+  if (d.schedule == Schedule::kPersistent && d.epilogue_store == EpilogueStore::kTma) {
+    ring += 128 + std::int64_t(d.tile.m) * d.tile.n * e;
+  }
   return (ring + 1023) / 1024 * 1024 + 1024;  // the ring is 1024-byte aligned inside the dynamic allocation
 }
 
@@ -43,6 +60,10 @@ std::string hopper_procedural_name(const DesignPoint& d) {
   s << ops::to_string(d.op.kind) << '_' << ops::to_string(d.fixed.precision) << "_hopper_b" << d.fixed.block_size << "_t"
     << d.tile.m << 'x' << d.tile.n << 'x' << d.tile.k << "_st" << d.stages << '_' << to_string(d.raster) << "_ep-"
     << to_string(d.epilogue_store) << (d.bias_load == BiasLoad::kTma ? "_bias-tma" : "") << "_c" << d.cluster.m << 'x' << d.cluster.n << '_' << to_string(d.fragment);
+  if (d.split_k != 1) s << "_sk" << d.split_k;
+  if (d.register_split != RegisterSplit::kNone) s << '_' << to_string(d.register_split);
+  if (d.wgmma_in_flight != 1) s << "_if" << d.wgmma_in_flight;
+  if (d.schedule != Schedule::kGrid) s << '_' << to_string(d.schedule);
   return s.str();
 }
 
@@ -90,19 +111,62 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
   }
   if (d.staging != Staging::kAB || d.lane_a != LaneMap::kForward || d.lane_b != LaneMap::kForward ||
       d.read_once != ReadOnce::kDefault || !(d.register_tile == RegisterTile{1, 1}) ||
-      !(d.warps == WarpArrangement{f.block_size / 32, 1}) || d.activation != ActivationPlacement::kFused || d.split_k != 1 ||
+      !(d.warps == WarpArrangement{f.block_size / 32, 1}) || d.activation != ActivationPlacement::kFused ||
       d.boundary != Boundary::kGuarded || d.k_range != KRange::kGeneric || d.scale != Scale::kNone) {
     fail("hopper-fixed", cat("the Hopper family fixes shared_staging ab, lanes forward, read_once default, register_tile "
-                             "1x1, warps ", f.block_size / 32, "x1, activation fused, split_k 1, boundary guarded, "
+                             "1x1, warps ", f.block_size / 32, "x1, activation fused, boundary guarded, "
                              "k_range generic"));
   }
-  {
+  if (d.register_split == RegisterSplit::kSetMaxNReg && hopper_consumer_registers(d) == 0) {
+    fail("hopper-register-split", cat("register_split setmaxnreg moves the producer's registers to 2 or 3 consumer "
+                                      "warpgroups (block 384 or 512); a block of ", f.block_size,
+                                      " threads already gives its one consumer 255"));
+  } else {
     // Each consumer thread holds n / 2 fp32 accumulators; ptxas needs about 26 more registers for
-    // addressing and the epilogue (measured: m64n256k16 asks for 154), within 65536 / block.
-    const int budget = std::min(255, 65536 / f.block_size);
+    // addressing and the epilogue (measured: m64n256k16 asks for 154), within 65536 / block, or
+    // within what setmaxnreg gives a consumer.
+    const int budget = hopper_consumer_registers(d);
     if (t.n / 2 + 32 > budget) {
-      fail("hopper-registers", cat("tile n ", t.n, " needs ", t.n / 2, " accumulator registers per thread + 32; a block of ",
-                                   f.block_size, " threads has ", budget));
+      fail("hopper-registers", cat("tile n ", t.n, " needs ", t.n / 2, " accumulator registers per thread + 32; a consumer "
+                                   "thread of a block of ", f.block_size, " threads has ", budget, " (register_split ",
+                                   to_string(d.register_split), ")"));
+    } else if (t.n / 2 + 26 > hopper_entry_registers(f.block_size)) {
+      // ptxas fits each wgmma instruction within the kernel's register cap, whatever setmaxnreg
+      // gives later (measured: m64n224k16 at 512 threads asks for 138 of 128 and aborts).
+      fail("hopper-registers", cat("tile n ", t.n, ": one wgmma needs ", t.n / 2, " accumulators + 26 registers within the ",
+                                   hopper_entry_registers(f.block_size), " a thread of a block of ", f.block_size,
+                                   " threads starts with"));
+    }
+  }
+  // A consumer keeps wgmma_in_flight groups running while the producer refills the other stages:
+  // with no stage beyond them the producer would wait for a stage the consumer never releases.
+  if (d.wgmma_in_flight < 1 || d.wgmma_in_flight > kHopperMaxInFlight) {
+    fail("hopper-in-flight", cat("wgmma_in_flight ", d.wgmma_in_flight, " must be 1..", kHopperMaxInFlight));
+  } else if (d.stages <= d.wgmma_in_flight) {
+    fail("hopper-in-flight", cat("wgmma_in_flight ", d.wgmma_in_flight, " holds that many stages: pipeline_stages ",
+                                 d.stages, " must be more"));
+  }
+  {
+    // Split-K: the slices write fp32 partials that a second pass adds; each slice needs a k-tile.
+    const std::int64_t k_tiles = (f.shape.k + t.k - 1) / t.k;
+    if (d.split_k < 1 || d.split_k > kMaxSplitK) {
+      fail("hopper-split-k", cat("split_k ", d.split_k, " must be 1..", kMaxSplitK));
+    } else if (d.split_k > k_tiles) {
+      fail("hopper-split-k", cat("split_k ", d.split_k, " leaves empty slices: K = ", f.shape.k, " has ", k_tiles,
+                                 " k-tiles of ", t.k));
+    } else if (d.split_k > 1 && d.epilogue_store != EpilogueStore::kDirect) {
+      fail("hopper-split-k", cat("split_k ", d.split_k, " writes fp32 partial sums with the direct epilogue; epilogue_store ",
+                                 to_string(d.epilogue_store), " stores the finished tile"));
+    }
+  }
+  if (d.schedule == Schedule::kPersistent) {
+    // A persistent block changes tile while the producer runs ahead: the bias slice would be
+    // overwritten under the consumers, and clusters are launched by shape, not by tile.
+    if (d.bias_load == BiasLoad::kTma) {
+      fail("hopper-schedule", "schedule persistent reads the bias per tile: bias_load must be global");
+    } else if (!(d.cluster == Cluster{})) {
+      fail("hopper-schedule", cat("schedule persistent launches one block per SM, not clusters (cluster ", d.cluster.m, "x",
+                                  d.cluster.n, ")"));
     }
   }
   if (d.stages < kHopperMinStages || d.stages > kHopperMaxStages) {
@@ -117,7 +181,7 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
       fail("hopper-epilogue", "a convolution's output is channels first, not the [M][N] tile a bulk store writes");
     } else if ((f.shape.n * e) % 16 != 0) {
       fail("hopper-epilogue", cat("a bulk store needs 16-byte output rows: N = ", f.shape.n, " x ", e, " bytes"));
-    } else if (t.n > d.stages * t.k) {
+    } else if (d.schedule == Schedule::kGrid && t.n > d.stages * t.k) {  // persistent: a buffer of its own
       fail("hopper-epilogue", cat("the staged output tile (n ", t.n, ") must fit the A ring it reuses (", d.stages,
                                   " stages x k ", t.k, ")"));
     }
@@ -128,7 +192,9 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
   if (!cluster_dim_ok(d.cluster.m) || !cluster_dim_ok(d.cluster.n) || d.cluster.m * d.cluster.n > 8) {
     fail("hopper-cluster", cat("cluster ", d.cluster.m, "x", d.cluster.n, ": 1, 2 or 4 blocks each way, at most 8"));
   }
-  if (f.shape.batch > 65535) fail("hopper-grid", cat("batch ", f.shape.batch, " exceeds the grid's z limit 65535"));
+  if (f.shape.batch * d.split_k > 65535) {
+    fail("hopper-grid", cat("batch ", f.shape.batch, " x split_k ", d.split_k, " exceeds the grid's z limit 65535"));
+  }
   if (!out.empty()) return;
   // The Vortex side must be a valid design of the GEMM family.
   for (const Violation& v : all_violations(vortex_counterpart(d))) {
@@ -139,19 +205,23 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
 
 const std::vector<std::pair<std::string, std::string>>& hopper_rule_descriptions() {
   static const std::vector<std::pair<std::string, std::string>> rules = {
-      {"hopper-axes", "pipeline_stages, raster, epilogue_store, cluster and bias_load keep their defaults outside the Hopper family"},
+      {"hopper-axes", "pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight and schedule keep their defaults outside the Hopper family"},
       {"hopper-lowering", "the Hopper family pairs wgmma (k16 for bf16/fp16, k8 for tf32) with prefetch tma"},
       {"hopper-block", "Hopper block = one producer + 1..3 consumer warpgroups (256, 384 or 512 threads)"},
       {"hopper-op", "Hopper: linear, matmul with K-contiguous operands, or channels-first groups-1 convolution; no fused activation"},
       {"hopper-tma-alignment", "Hopper: K x element size is a multiple of 16 bytes (tensor-map row stride)"},
       {"hopper-tile", "Hopper tile: m = 64 x consumers, n a multiple of 32 in 32..256, k one 128-byte row"},
       {"hopper-fixed", "Hopper: the other axes at their fixed values (docs/design-space.md)"},
-      {"hopper-registers", "Hopper: n / 2 accumulators + 32 registers per thread fit 65536 / block (at most 255)"},
+      {"hopper-register-split", "Hopper: register_split setmaxnreg needs 2 or 3 consumer warpgroups (block 384 or 512)"},
+      {"hopper-registers", "Hopper: n / 2 accumulators + 32 registers per consumer thread fit 65536 / block (at most 255), or what setmaxnreg gives a consumer; one wgmma (n / 2 + 26) fits the kernel's starting registers"},
       {"hopper-stages", "Hopper: pipeline_stages 2..8"},
-      {"hopper-epilogue", "Hopper: a bulk-store epilogue needs a [M][N] output with 16-byte rows and fits the A ring"},
+      {"hopper-in-flight", "Hopper: wgmma_in_flight 1..2, fewer than pipeline_stages"},
+      {"hopper-split-k", "Hopper: split_k 1..64, at most the number of k-tiles, with the direct epilogue when > 1"},
+      {"hopper-schedule", "Hopper: schedule persistent with bias_load global and cluster 1x1"},
+      {"hopper-epilogue", "Hopper: a bulk-store epilogue needs a [M][N] output with 16-byte rows and fits the A ring (grid schedule)"},
       {"hopper-bias", "Hopper: bias_load tma only for an op with a bias"},
       {"hopper-cluster", "Hopper: cluster m, n in {1, 2, 4}, m x n <= 8"},
-      {"hopper-grid", "Hopper: batch <= 65535 (grid z)"},
+      {"hopper-grid", "Hopper: batch x split_k <= 65535 (grid z)"},
       {"vortex-counterpart", "the Vortex side of a Hopper design is a valid GEMM design"},
   };
   return rules;
@@ -166,6 +236,11 @@ DesignPoint vortex_counterpart(const DesignPoint& d) {
   v.epilogue_store = EpilogueStore::kDirect;
   v.bias_load = BiasLoad::kGlobal;
   v.cluster = {};
+  // No warpgroups, register reallocation or persistent blocks on Vortex: the counterpart keeps
+  // one block per tile; split_k carries over (the GEMM family's two passes).
+  v.register_split = RegisterSplit::kNone;
+  v.wgmma_in_flight = 1;
+  v.schedule = Schedule::kGrid;
   v.tile.k = kVortexTileK;
   v.register_tile = {1, 1};
   // The warp arrangement and fragments per warp whose tile is nearest the Hopper tile.

@@ -15,8 +15,12 @@
 //   cluster          m x n blocks, 1, 2 or 4 each, at most 8 (portable cluster size)
 //   bias_load        global (the epilogue's ordinary loads) | tma (one bulk copy of the block's
 //                    bias slice into shared memory); ops with a bias only
+//   register_split   none | setmaxnreg (the producer gives registers to the consumers)
+//   wgmma_in_flight  1 | 2 committed wgmma groups left running before a consumer waits
+//   schedule         grid (a block per tile) | persistent (a block per SM walks the tiles)
+//   split_k          1..64 K slices (fp32 partials in the workspace, a second pass adds them)
 //   fixed            shared_staging ab, lanes forward, read_once default, register_tile 1x1,
-//                    warps = block/32 x 1, activation fused (the op has none), split_k 1,
+//                    warps = block/32 x 1, activation fused (the op has none),
 //                    boundary guarded (the copy engine zero-fills, the epilogue predicates),
 //                    k_range generic
 //
@@ -40,14 +44,26 @@ bool is_hopper(const DesignPoint& d);
 
 inline constexpr int kWarpgroupThreads = 128;
 inline constexpr int kHopperMinStages = 2, kHopperMaxStages = 8;
+inline constexpr int kHopperMaxInFlight = 2;
+// register_split setmaxnreg: what the producer warpgroup keeps (CUTLASS's choice; it only issues copies).
+inline constexpr int kHopperProducerRegisters = 40;
 int hopper_consumers(const DesignPoint& d);         // block / 128 - 1
 int hopper_tile_k(ops::PrecisionPath precision);    // elements of one 128-byte row
 Fragment hopper_fragment(ops::PrecisionPath precision);
 
+// Registers a thread of the kernel starts with (__launch_bounds__(block, 1): 65536 / block in
+// steps of 8, at most 255), and what a consumer thread has for its accumulators and the rest:
+// the same, or with register_split setmaxnreg what the producer's 128 threads give back, shared
+// among the consumers (a multiple of 8; 232 at 384 threads, 152 at 512). 0 when the split
+// does not apply (256 threads: one consumer already has 255).
+int hopper_entry_registers(int block_size);
+int hopper_consumer_registers(const DesignPoint& d);
+
 // Dynamic shared memory of one block: the ring, its mbarriers and the 1024-byte alignment slack.
 std::int64_t hopper_shared_bytes(const DesignPoint& d);
 
-// e.g. "linear_bf16_hopper_b384_t128x128x64_st5_rm-m_major_ep-tma_c1x1_wgmma_m64k16".
+// e.g. "linear_bf16_hopper_b384_t128x128x64_st5_rm-m_major_ep-tma_c1x1_wgmma_m64k16"; the later
+// axes add "_sk4", "_setmaxnreg", "_if2", "_persistent" when not at their defaults.
 std::string hopper_procedural_name(const DesignPoint& d);
 
 // The family's rules (after the fixed properties and the block size were checked); the Vortex

@@ -198,6 +198,17 @@ void apply_step(DesignPoint& d, const Move& m) {
       return;
     }
     case Axis::kScale: d.scale = parse_enum_value<Scale>(to_value(m), to_string(m.axis)); return;
+    case Axis::kRegisterSplit:
+      d.register_split = parse_enum_value<RegisterSplit>(to_value(m), to_string(m.axis));
+      return;
+    case Axis::kWgmmaInFlight: {
+      if (m.direction != "up" && m.direction != "down") {
+        throw MoveRejected{"expected a direction up or down for " + to_string(m.axis) + ", got \"" + m.direction + "\""};
+      }
+      d.wgmma_in_flight += m.direction == "up" ? 1 : -1;
+      return;
+    }
+    case Axis::kSchedule: d.schedule = parse_enum_value<Schedule>(to_value(m), to_string(m.axis)); return;
   }
 }
 
@@ -249,6 +260,7 @@ void apply_set(DesignPoint& d, const Move& m) {
     }
     case Axis::kSplitK:
     case Axis::kPipelineStages:
+    case Axis::kWgmmaInFlight:
       try {
         std::size_t used = 0;
         axes[key] = std::stoi(m.value, &used);
@@ -368,6 +380,13 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
     enum_steps(Axis::kEpilogueStore, d.epilogue_store);
     for (const char* s : {"m:up", "m:down", "n:up", "n:down"}) add(Axis::kCluster, s);
     if (d.op.has_bias()) enum_steps(Axis::kBiasLoad, d.bias_load);
+    // The later axes after the first five, so the earlier neighbours keep their order.
+    add(Axis::kSplitK, "up");
+    add(Axis::kSplitK, "down");
+    enum_steps(Axis::kRegisterSplit, d.register_split);
+    add(Axis::kWgmmaInFlight, "up");
+    add(Axis::kWgmmaInFlight, "down");
+    enum_steps(Axis::kSchedule, d.schedule);
     return out;
   }
   const bool tensor = is_tensor(d);

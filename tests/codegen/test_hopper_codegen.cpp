@@ -13,6 +13,7 @@
 #include "codegen_testbed.h"
 #include "common/process.h"
 #include "design/hopper_family.h"
+#include "design/move.h"
 #include "design/neighbours.h"
 #include "design/validity.h"
 #include "../refine/sim_runner.h"
@@ -42,7 +43,32 @@ std::vector<DesignPoint> seeds() {
   };
 }
 
-// Every seed and its single-axis neighbours (stages, tile n, raster, epilogue, clusters).
+DesignPoint with(const DesignPoint& d, const std::vector<std::string>& settings) {
+  return design::apply_settings(d, settings, "test");
+}
+
+// The later axes together (the single-axis neighbours have each alone): what the H200 probe
+// (scripts/h200-hopper-probe) tries, on every op kind and precision.
+std::vector<DesignPoint> later_designs() {
+  const auto s = seeds();
+  return {
+      // pi0-2's candidate: 64 x 256 accumulators per consumer, persistent, two groups in flight
+      with(s[0], {"tile=128x256x64", "register_split=setmaxnreg", "schedule=persistent", "pipeline_stages=3",
+                  "wgmma_in_flight=2", "bias_load=global"}),
+      with(s[0], {"tile=128x256x64", "register_split=setmaxnreg", "schedule=persistent", "epilogue_store=direct",
+                  "bias_load=global"}),
+      // diffusion_policy-2's: split-K with the bias by bulk copy (added to slice 0's partials)
+      with(s[2], {"split_k=2", "wgmma_in_flight=2"}),
+      with(s[2], {"split_k=3", "bias_load=global", "register_split=setmaxnreg"}),
+      // a broadcast batched matmul, persistent over batch x tiles; a linear's K slices, persistent
+      with(s[1], {"schedule=persistent", "raster=m_major", "wgmma_in_flight=2"}),
+      with(s[0], {"split_k=2", "epilogue_store=direct", "schedule=persistent", "bias_load=global"}),
+      with(s[3], {"register_split=setmaxnreg", "tile=192x192x64", "pipeline_stages=3"}),
+  };
+}
+
+// Every seed and its single-axis neighbours (stages, tile n, raster, epilogue, clusters, and the
+// later axes one at a time), then the later axes together.
 std::vector<DesignPoint> sample() {
   std::vector<DesignPoint> out;
   std::set<std::string> names;
@@ -51,6 +77,8 @@ std::vector<DesignPoint> sample() {
     for (const auto& n : design::neighbours(s))
       if (names.insert(design::procedural_name(n.design)).second) out.push_back(n.design);
   }
+  for (const auto& d : later_designs())
+    if (names.insert(design::procedural_name(d)).second) out.push_back(d);
   return out;
 }
 
@@ -64,10 +92,17 @@ TEST(HopperSample, CoversEveryValueOfTheFamilysAxes) {
     seen.insert("precision=" + ops::to_string(d.fixed.precision));
     seen.insert("op=" + ops::to_string(d.op.kind));
     if (d.op.has_bias()) seen.insert("bias=" + design::to_string(d.bias_load));
+    seen.insert("register_split=" + design::to_string(d.register_split));
+    seen.insert("in_flight=" + std::to_string(d.wgmma_in_flight));
+    seen.insert("schedule=" + design::to_string(d.schedule));
+    seen.insert(d.split_k > 1 ? "split_k>1" : "split_k=1");
+    if (d.split_k > 1) seen.insert("split_k>1 " + ops::to_string(d.op.kind));
   }
   for (const char* v : {"stages=3", "stages=5", "raster=m_major", "raster=n_major", "epilogue=tma", "epilogue=direct",
                         "cluster=2x1", "cluster=1x2", "precision=bf16", "precision=fp16", "precision=tf32", "op=linear",
-                        "op=matmul", "op=conv1d", "op=conv2d", "bias=tma", "bias=global"})
+                        "op=matmul", "op=conv1d", "op=conv2d", "bias=tma", "bias=global", "register_split=setmaxnreg",
+                        "register_split=none", "in_flight=1", "in_flight=2", "schedule=grid", "schedule=persistent",
+                        "split_k=1", "split_k>1", "split_k>1 linear", "split_k>1 conv1d"})
     EXPECT_TRUE(seen.count(v)) << v;
 }
 
@@ -110,6 +145,52 @@ TEST(HopperEmit, BiasByBulkCopyLeavesNoOrdinaryLoadInTheGemm) {
   }
 }
 
+TEST(HopperEmit, LaterAxesReachTheKernel) {
+  // Designs with the later axes at their defaults keep the grid kernel they were profiled with.
+  for (const auto& seed : seeds()) {
+    const std::string text = emit_cuda(seed);
+    EXPECT_EQ(text.find("kSplitK"), std::string::npos);
+    EXPECT_EQ(text.find("setmaxnreg"), std::string::npos);
+    EXPECT_NE(text.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos);
+  }
+  const auto later = later_designs();
+  {
+    // setmaxnreg: the producer keeps 40, each of two consumers takes 232; the roles are the two
+    // branches of one if/else (what ptxas needs to honour the split).
+    const std::string t = emit_cuda(later[0]);
+    EXPECT_NE(t.find("constexpr int kProducerRegs = 40, kConsumerRegs = 232;"), std::string::npos);
+    EXPECT_NE(t.find("setmaxnreg.dec.sync.aligned.u32 %0;\" ::\"n\"(kProducerRegs)"), std::string::npos);
+    EXPECT_NE(t.find("setmaxnreg.inc.sync.aligned.u32 %0;\" ::\"n\"(kConsumerRegs)"), std::string::npos);
+    EXPECT_NE(t.find("} else {  // consumers"), std::string::npos);
+    EXPECT_NE(t.find("constexpr int kSplitK = 1, kInFlight = 2;"), std::string::npos);
+    EXPECT_NE(t.find("wgmma.wait_group.sync.aligned %0;\" ::\"n\"(kInFlight)"), std::string::npos);
+    // persistent: one block per SM, the bulk-store tile in a buffer of its own
+    EXPECT_NE(t.find("constexpr bool kPersistent = true;"), std::string::npos);
+    EXPECT_NE(t.find("cudaDevAttrMultiProcessorCount"), std::string::npos);
+    EXPECT_NE(t.find("elem_t epi[kConsumers * 64 * kBN]"), std::string::npos);
+    EXPECT_NE(t.find("elem_t* tile = s.epi + c * 64 * kBN;"), std::string::npos);
+    EXPECT_EQ(t.find("reduce_split_k"), std::string::npos);
+    EXPECT_EQ(t.find("@@"), std::string::npos);
+  }
+  {
+    // split-K: fp32 partials in the workspace, the bias in slice 0 (from shared memory here),
+    // reduce_split_k adds the slices in order after the GEMM on the same stream.
+    const std::string t = emit_cuda(later[2]);
+    EXPECT_NE(t.find("constexpr int kSplitK = 2, kInFlight = 2;"), std::string::npos);
+    EXPECT_NE(t.find("if (w.slice == 0) v += to_float(s.bias[col - n0]);"), std::string::npos);
+    EXPECT_NE(t.find("p.partials[((static_cast<long long>(z) * kSplitK + w.slice) * p.M + row) * p.N + col] = v;"),
+              std::string::npos);
+    EXPECT_NE(t.find("w.partials = take(static_cast<size_t>(p.batch) * kSplitK * p.M * p.N * sizeof(float));"), std::string::npos);
+    EXPECT_NE(t.find("reduce_split_k<<<"), std::string::npos);
+    EXPECT_NE(t.find("for (int sl = 0; sl < kSplitK; ++sl) v += part[sl * mn];"), std::string::npos);
+    EXPECT_EQ(t.find("to_float(bias["), std::string::npos);  // no ordinary bias load in any kernel
+    EXPECT_EQ(t.find("setmaxnreg"), std::string::npos);
+    EXPECT_EQ(t.find("@@"), std::string::npos);
+    const std::string g = emit_cuda(later[3]);  // bias_load global: slice 0 reads it with ordinary loads
+    EXPECT_NE(g.find("if (w.slice == 0) v += to_float(bias[col]);"), std::string::npos);
+  }
+}
+
 TEST(HopperEmit, LockedSuiteSourcesRegenerateByteForByte) {
   // The suite's Hopper proxies were profiled on the H200 as the emitter wrote them (unformatted:
   // that machine has no clang-format); the design.json beside each must still give those bytes.
@@ -126,11 +207,11 @@ TEST(HopperEmit, LockedSuiteSourcesRegenerateByteForByte) {
   EXPECT_GE(checked, 3);
 }
 
-TEST(HopperCuda, SampleCompilesForSm90a) {
+// Compiles `designs` as one translation unit for sm_90a with `extra` nvcc flags; nvcc's output.
+std::string compile_batch(const std::vector<DesignPoint>& designs, const std::string& scratch, std::vector<std::string> extra,
+                          int* rc) {
   const std::string nvcc = tb::find_nvcc();
-  if (nvcc.empty()) GTEST_SKIP() << "nvcc not found (set VXSYNTH_NVCC)";
-  const auto designs = sample();
-  const auto dir = tb::scratch_dir("hopper-cuda");
+  const auto dir = tb::scratch_dir(scratch);
   // One translation unit, each design in a namespace of its own (the headers first, so their
   // include guards keep them out of the namespaces).
   std::ofstream unit(dir / "batch.cu");
@@ -147,17 +228,48 @@ TEST(HopperCuda, SampleCompilesForSm90a) {
   unit.close();
   const auto start = std::chrono::steady_clock::now();
   std::string output;
-  const int rc = run_program({nvcc, "-gencode=arch=compute_90a,code=sm_90a", "-std=c++17", "-c", (dir / "batch.cu").string(),
-                              "-o", (dir / "batch.o").string(), "-I", VXSYNTH_CANDIDATE_ABI_DIR, "-I", dir.string()},
-                             &output);
-  EXPECT_EQ(rc, 0) << output;
+  std::vector<std::string> command = {nvcc, "-gencode=arch=compute_90a,code=sm_90a", "-std=c++17", "-c", (dir / "batch.cu").string(),
+                                      "-o", (dir / "batch.o").string(), "-I", VXSYNTH_CANDIDATE_ABI_DIR, "-I", dir.string()};
+  command.insert(command.end(), extra.begin(), extra.end());
+  *rc = run_program(command, &output);
   std::printf("nvcc: %zu Hopper designs compiled for sm_90a in %.1f s\n", designs.size(),
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return output;
+}
+
+TEST(HopperCuda, SampleCompilesForSm90a) {
+  if (tb::find_nvcc().empty()) GTEST_SKIP() << "nvcc not found (set VXSYNTH_NVCC)";
+  int rc = 0;
+  const std::string output = compile_batch(sample(), "hopper-cuda", {}, &rc);
+  EXPECT_EQ(rc, 0) << output;
+}
+
+TEST(HopperCuda, LaterAxesKeepAccumulatorsInRegisters) {
+  // The designs of the general kernel (split_k, setmaxnreg, two groups in flight, persistent)
+  // compiled with ptxas's spills as errors, on the -O3 the harness builds with: a register
+  // budget the validity rules allow must hold the accumulators (BN 256 at 384 threads spills 60
+  // bytes without setmaxnreg and none with it), ptxas must honour setmaxnreg (C7508 says it
+  // did not) and keep the wgmma pipeline (C7514 says it serialized it).
+  if (tb::find_nvcc().empty()) GTEST_SKIP() << "nvcc not found (set VXSYNTH_NVCC)";
+  std::vector<DesignPoint> designs;
+  for (const auto& d : sample()) {
+    if (d.split_k != 1 || d.register_split != design::RegisterSplit::kNone || d.wgmma_in_flight != 1 ||
+        d.schedule != design::Schedule::kGrid)
+      designs.push_back(d);
+  }
+  ASSERT_GE(designs.size(), 10u);
+  int rc = 0;
+  const std::string output = compile_batch(designs, "hopper-cuda-regs", {"-O3", "-Xptxas", "-warn-spills,-Werror"}, &rc);
+  EXPECT_EQ(rc, 0) << output;
+  EXPECT_EQ(output.find("C7508"), std::string::npos) << output;
+  EXPECT_EQ(output.find("C7514"), std::string::npos) << output;
 }
 
 TEST(HopperVortex, CounterpartsPassOnTheEmbeddedSimulator) {
   // The seeds (each precision and op kind) and one neighbour of each other axis of the first.
   std::vector<DesignPoint> designs = seeds();
+  // split_k carries over to the counterpart (the GEMM family's two passes on Vortex).
+  designs.push_back(later_designs()[3]);
   sim_runner::run_all(designs, "hopper-vortex");
 }
 

@@ -50,7 +50,8 @@ TEST(Axes, NamesRoundTrip) {
   }
   Boundary b{};
   EXPECT_FALSE(parse("padding", b));
-  EXPECT_EQ(axis_names().size(), 18u);  // twelve, the Hopper family's four, the transforms' scale, bias_load
+  // twelve, the Hopper family's four, the transforms' scale, bias_load, register_split, wgmma_in_flight, schedule
+  EXPECT_EQ(axis_names().size(), 21u);
   EXPECT_EQ(kCommonAxisCount, 12u);
 }
 

@@ -130,8 +130,55 @@ TEST(HopperFamily, EveryRuleIsNamedWhenBroken) {
   }
   {
     DesignPoint d = ok;
-    d.split_k = 2;
+    d.read_once = ReadOnce::kStreaming;
     broken["hopper-fixed"] = d;
+  }
+  {
+    // One consumer at 256 threads already has 255 registers: nothing to move.
+    DesignPoint d = ok;
+    d.fixed.block_size = 256;
+    d.warps = {8, 1};
+    d.tile.m = 64;
+    d.register_split = RegisterSplit::kSetMaxNReg;
+    broken["hopper-register-split"] = d;
+  }
+  {
+    // Two groups in flight hold two stages: the producer needs a third.
+    DesignPoint d = ok;
+    d.stages = 2;
+    d.epilogue_store = EpilogueStore::kDirect;
+    d.wgmma_in_flight = 2;
+    broken["hopper-in-flight"] = d;
+    d.stages = 3;
+    EXPECT_EQ(rule_of(d), "");
+    d.wgmma_in_flight = 3;
+    EXPECT_EQ(rule_of(d), "hopper-in-flight");
+    d.wgmma_in_flight = 0;
+    EXPECT_EQ(rule_of(d), "hopper-in-flight");
+  }
+  {
+    // Split-K partials leave through the direct epilogue; each slice needs a k-tile (K 72 = 2 of 64).
+    DesignPoint d = ok;
+    ASSERT_EQ(d.epilogue_store, EpilogueStore::kTma);
+    d.split_k = 2;
+    broken["hopper-split-k"] = d;
+    d.epilogue_store = EpilogueStore::kDirect;
+    EXPECT_EQ(rule_of(d), "");
+    d.split_k = 3;
+    EXPECT_EQ(rule_of(d), "hopper-split-k");
+    d.split_k = 0;
+    EXPECT_EQ(rule_of(d), "hopper-split-k");
+  }
+  {
+    // A persistent block changes tile: no bias slice in shared memory, no clusters.
+    DesignPoint d = ok;
+    ASSERT_EQ(d.bias_load, BiasLoad::kTma);
+    d.schedule = Schedule::kPersistent;
+    broken["hopper-schedule"] = d;
+    d.bias_load = BiasLoad::kGlobal;
+    EXPECT_EQ(rule_of(d), "");
+    d.cluster = {2, 1};
+    EXPECT_EQ(rule_of(d), "hopper-schedule");
   }
   {
     DesignPoint d = ok;
@@ -147,6 +194,27 @@ TEST(HopperFamily, EveryRuleIsNamedWhenBroken) {
     d.stages = 2;
     d.epilogue_store = EpilogueStore::kDirect;
     broken["hopper-registers"] = d;
+    // setmaxnreg gives each of the three consumers 152 (40 left to the producer), but ptxas
+    // compiles each wgmma within the 128 the kernel starts with: n 224 (112 + 26) does not fit
+    // either way, n 192 does.
+    d.register_split = RegisterSplit::kSetMaxNReg;
+    EXPECT_EQ(hopper_consumer_registers(d), 152);
+    EXPECT_EQ(rule_of(d), "hopper-registers");
+    d.tile.n = 224;
+    EXPECT_EQ(rule_of(d), "hopper-registers");
+    d.tile.n = 192;
+    EXPECT_EQ(rule_of(d), "");
+  }
+  {
+    // At 384 threads the kernel starts with 168 registers a thread; the producer keeps 40 and
+    // the two consumers take 232: 128 x 40 + 256 x 232 = 168 x 384, the block's whole file.
+    DesignPoint d = ok;
+    d.register_split = RegisterSplit::kSetMaxNReg;
+    EXPECT_EQ(hopper_entry_registers(384), 168);
+    EXPECT_EQ(hopper_consumer_registers(d), 232);
+    EXPECT_EQ(128 * kHopperProducerRegisters + 256 * hopper_consumer_registers(d), 168 * 384);
+    d.fixed.block_size = 512;
+    EXPECT_LE(128 * kHopperProducerRegisters + 384 * hopper_consumer_registers(d), hopper_entry_registers(512) * 512);
   }
   {
     DesignPoint d = ok;
@@ -159,6 +227,14 @@ TEST(HopperFamily, EveryRuleIsNamedWhenBroken) {
     d.tile.n = 256;
     d.stages = 3;  // a 256-wide staged output tile does not fit 3 x 64 columns of the A ring
     broken["hopper-epilogue"] = d;
+    // A persistent block stages it in a buffer of its own (counted in shared memory).
+    DesignPoint p = d;
+    p.schedule = Schedule::kPersistent;
+    p.bias_load = BiasLoad::kGlobal;
+    EXPECT_EQ(rule_of(p), "");
+    EXPECT_GE(hopper_shared_bytes(p), hopper_shared_bytes(d) + 128 * 256 * 2 - 1024);  // the 128 x 256 bf16 tile
+    p.stages = 4;  // 4 x (128 + 256) x 64 x 2 + 64 KiB: beyond 227 KiB
+    EXPECT_EQ(rule_of(p), "cuda-shared-capacity");
   }
   {
     DesignPoint d = ok;
@@ -308,6 +384,94 @@ TEST(HopperFamily, NeighboursStayInTheFamilyAndGemmDesignsNeverStepIntoIt) {
     EXPECT_FALSE(is_hopper(n.design)) << procedural_name(n.design);
     EXPECT_FALSE(is_hopper_axis(n.move.axis));
   }
+}
+
+TEST(HopperFamily, LaterAxesRoundTripStepAndLeaveLockedDesignsAlone) {
+  // The locked Hopper designs read and write back the same JSON: the later axes (split_k > 1,
+  // register_split, wgmma_in_flight, schedule) appear in design.json only when moved.
+  for (const char* bench : {"pi0-2-linear", "pi0-4-linear", "pi0-5-linear", "diffusion_policy-2-conv1d"}) {
+    const std::string path = (fs::path("../suite/vx-robotics/h200") / bench / "design.json").string();
+    const Json file = read_json_file(path);
+    EXPECT_EQ(design_to_json(read_design(path)), file) << bench;
+  }
+  const DesignPoint pi02 = read_design("../suite/vx-robotics/h200/pi0-2-linear/design.json");
+  const DesignPoint moved = apply(pi02,
+                                  {parse_setting("tile=128x256x64", "--set"), parse_setting("register_split=setmaxnreg", "--set"),
+                                   parse_setting("wgmma_in_flight=2", "--set"), parse_setting("schedule=persistent", "--set"),
+                                   parse_setting("pipeline_stages=3", "--set")},
+                                  "--set");
+  const Json j = design_to_json(moved);
+  EXPECT_EQ(j["axes"]["register_split"], "setmaxnreg");
+  EXPECT_EQ(j["axes"]["wgmma_in_flight"], 2);
+  EXPECT_EQ(j["axes"]["schedule"], "persistent");
+  EXPECT_TRUE(same_axes(design_from_json(j, "x.json"), moved));
+  EXPECT_NE(procedural_name(moved).find("_setmaxnreg_if2_persistent"), std::string::npos) << procedural_name(moved);
+  // Bad values name their field.
+  auto error_of = [](Json bad) -> std::string {
+    try {
+      require_valid(design_from_json(bad, "bad.json"), "bad.json");
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  {
+    Json bad = j;
+    bad["axes"]["register_split"] = "setmaxreg";
+    EXPECT_NE(error_of(bad).find("axes.register_split"), std::string::npos) << error_of(bad);
+    bad = j;
+    bad["axes"]["schedule"] = "stream_k";
+    EXPECT_NE(error_of(bad).find("axes.schedule"), std::string::npos) << error_of(bad);
+    bad = j;
+    bad["axes"]["wgmma_in_flight"] = "two";
+    EXPECT_NE(error_of(bad).find("axes.wgmma_in_flight"), std::string::npos) << error_of(bad);
+    bad = j;
+    bad["axes"]["wgmma_in_flight"] = 3;
+    EXPECT_NE(error_of(bad).find("wgmma_in_flight 3"), std::string::npos) << error_of(bad);
+    bad = j;
+    bad["axes"]["split_k"] = 2;  // partials leave through the direct epilogue, not the bulk store
+    EXPECT_NE(error_of(bad).find("hopper-split-k"), std::string::npos) << error_of(bad);
+  }
+  {
+    // The later axes are the Hopper family's: a GEMM design with one breaks hopper-axes.
+    DesignPoint gemm = seed_design(ops::make_linear("t", ops::PrecisionPath::bf16, 77, 96, 72, true), EngineClass::kTensorCore, 128);
+    gemm.register_split = RegisterSplit::kSetMaxNReg;
+    EXPECT_EQ(rule_of(gemm), "hopper-axes");
+    gemm.register_split = RegisterSplit::kNone;
+    gemm.schedule = Schedule::kPersistent;
+    EXPECT_EQ(rule_of(gemm), "hopper-axes");
+  }
+  // Single-axis neighbours: pi0-2 (no bias, bulk-store epilogue) steps register_split,
+  // wgmma_in_flight and schedule, not split_k; diffusion_policy-2 (direct epilogue, bias by bulk
+  // copy) steps split_k but cannot go persistent.
+  auto steps = [](const DesignPoint& d) {
+    std::set<std::string> out;
+    for (const auto& n : neighbours(d)) {
+      EXPECT_EQ(rule_of(n.design), "") << procedural_name(n.design);
+      out.insert(to_string(n.move.axis) + " " + n.move.direction);
+    }
+    return out;
+  };
+  const auto p = steps(pi02);
+  for (const char* s : {"register_split to:setmaxnreg", "wgmma_in_flight up", "schedule to:persistent"}) EXPECT_TRUE(p.count(s)) << s;
+  for (const char* s : {"split_k up", "wgmma_in_flight down", "split_k down"}) EXPECT_FALSE(p.count(s)) << s;
+  const DesignPoint dp2 = read_design("../suite/vx-robotics/h200/diffusion_policy-2-conv1d/design.json");
+  const auto q = steps(dp2);
+  for (const char* s : {"split_k up", "register_split to:setmaxnreg", "wgmma_in_flight up"}) EXPECT_TRUE(q.count(s)) << s;
+  EXPECT_FALSE(q.count("schedule to:persistent"));
+  const DesignPoint split = apply(dp2, Move{Axis::kSplitK, "up", "", std::nullopt});
+  EXPECT_EQ(split.split_k, 2);
+  EXPECT_TRUE(steps(split).count("split_k down"));
+  // The Vortex side keeps split_k (the GEMM family's two passes) and has none of the others.
+  DesignPoint all = apply(split, {parse_setting("split_k=8", "--set"), parse_setting("register_split=setmaxnreg", "--set"),
+                                  parse_setting("wgmma_in_flight=2", "--set")},
+                          "--set");
+  const DesignPoint v = vortex_counterpart(all);
+  EXPECT_EQ(rule_of(v), "") << procedural_name(v);
+  EXPECT_EQ(v.split_k, 8);
+  EXPECT_EQ(v.register_split, RegisterSplit::kNone);
+  EXPECT_EQ(v.wgmma_in_flight, 1);
+  EXPECT_EQ(v.schedule, Schedule::kGrid);
 }
 
 TEST(HopperFamily, VortexCounterpartIsAValidWmmaDesignNearTheHopperTile) {
