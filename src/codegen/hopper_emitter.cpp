@@ -4,6 +4,8 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "codegen/cuda_abi.h"
 #include "design/hopper_family.h"
@@ -424,7 +426,7 @@ std::map<std::string, std::string> bias_pieces(bool bias_tma) {  // validity tie
 // kGemmGrid's text (their profiled sources regenerate byte for byte).
 bool later_axes(const DesignPoint& d) {
   return d.split_k != 1 || d.register_split != design::RegisterSplit::kNone || d.wgmma_in_flight != 1 ||
-         d.schedule != design::Schedule::kGrid;
+         d.schedule != design::Schedule::kGrid || d.tf32_round != design::Tf32Round::kWorkspace;
 }
 
 // The general GEMM kernel: one loop over the block's work (one tile under the grid schedule,
@@ -437,6 +439,8 @@ std::string general_gemm(const DesignPoint& d) {
   const bool persistent = d.schedule == design::Schedule::kPersistent;
   const bool split = d.split_k > 1;
   const bool setmaxnreg = d.register_split == design::RegisterSplit::kSetMaxNReg;
+  const bool round_shared = d.tf32_round == design::Tf32Round::kShared;
+  const bool conv = d.op.kind == ops::OpKind::conv1d || d.op.kind == ops::OpKind::conv2d;
   std::ostringstream s;
   s << R"cu(// One unit of work: an output tile's M and N offsets, its batch index and its K slice.
 struct Work {
@@ -533,7 +537,25 @@ gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensor
       for (int kt = kb; kt < ke; ++kt, ++it) {
         const int st = it % kStages;
         bar_wait(&s.full[st], (it / kStages) & 1);
-        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+)cu";
+  if (round_shared) {
+    // Element-wise, so the 128-byte swizzle does not matter; every element is rounded once.
+    s << "        // tf32_round shared: the stage's operands rounded to nearest in place (wgmma would drop their low 13\n"
+         "        // bits), shared among the consumer threads; the fence hands the writes to wgmma's (async) proxy\n";
+    const std::vector<std::pair<const char*, const char*>> tiles =
+        conv ? std::vector<std::pair<const char*, const char*>>{{"s.b[st]", "kBN"}}  // im2col rounded A
+             : std::vector<std::pair<const char*, const char*>>{{"s.a[st]", "kBM"}, {"s.b[st]", "kBN"}};
+    for (const auto& [tile, rows] : tiles) {
+      s << "        for (int e = threadIdx.x - 128; e < " << rows << " * kBK / 4; e += 128 * kConsumers) {\n"
+        << "          float4 v = reinterpret_cast<float4*>(" << tile << ")[e];\n"
+        << "          v.x = operand(v.x), v.y = operand(v.y), v.z = operand(v.z), v.w = operand(v.w);\n"
+        << "          reinterpret_cast<float4*>(" << tile << ")[e] = v;\n"
+        << "        }\n";
+    }
+    s << "        asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n"
+         "        asm volatile(\"bar.sync 1, %0;\" ::\"n\"(128 * kConsumers) : \"memory\");\n";
+  }
+  s << R"cu(        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
         for (int kk = 0; kk < kBK / kKStep; ++kk) {  // each k-step is 32 bytes of a 128-byte row
           wgmma_tile(acc, tile_desc(&s.a[st][c * 64 * kBK]) + 2 * kk, tile_desc(&s.b[st][0]) + 2 * kk);
@@ -741,11 +763,15 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
     << ", " << d.stages << " TMA stages, raster " << design::to_string(d.raster) << ", epilogue store "
     << design::to_string(d.epilogue_store) << (d.bias_load == design::BiasLoad::kTma ? ", bias by bulk copy" : "") << ", cluster " << d.cluster.m << "x" << d.cluster.n << ", "
     << design::to_string(d.fragment) << (conv ? "; convolution as im2col + GEMM" : "")
-    << (tf32 ? "; tf32 operands rounded to nearest before the copies" : "") << ".\n";
+    << (!tf32                                              ? ""
+        : d.tf32_round == design::Tf32Round::kShared ? "; tf32 operands rounded to nearest in shared memory"
+                                                     : "; tf32 operands rounded to nearest before the copies")
+    << ".\n";
   if (later_axes(d)) {
     s << "// split_k " << d.split_k << (d.split_k > 1 ? " (fp32 partial sums in the workspace, added by reduce_split_k)" : "")
       << ", register_split " << design::to_string(d.register_split) << ", wgmma_in_flight " << d.wgmma_in_flight
-      << ", schedule " << design::to_string(d.schedule) << ".\n";
+      << ", schedule " << design::to_string(d.schedule) << (tf32 ? ", tf32_round " + design::to_string(d.tf32_round) : "")
+      << ".\n";
   }
   s << "#include <cuda.h>\n#include <cudaTypedefs.h>\n#include <cuda_runtime.h>\n";
   if (dtype == ops::DType::bf16) s << "#include <cuda_bf16.h>\n";
@@ -759,7 +785,7 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
   s << "constexpr int kClusterM = " << d.cluster.m << ", kClusterN = " << d.cluster.n << ";\n";
   s << "constexpr long long kK = 0;  // K read at run time\n";
   s << "constexpr bool kIsConv = " << (conv ? "true" : "false") << ", kHasBias = " << (d.op.has_bias() ? "true" : "false")
-    << ", kRoundTf32 = " << (tf32 ? "true" : "false") << ";\n";
+    << ", kRoundTf32 = " << (tf32 && d.tf32_round == design::Tf32Round::kWorkspace ? "true" : "false") << ";\n";
   s << "constexpr bool kRasterM = " << (d.raster == design::Raster::kMMajor ? "true" : "false")
     << ", kStoreTma = " << (d.epilogue_store == design::EpilogueStore::kTma ? "true" : "false") << ";\n";
   if (later_axes(d)) {

@@ -93,6 +93,11 @@ struct Names<Schedule> {
   static constexpr std::array<std::pair<Schedule, const char*>, 2> table{
       {{Schedule::kGrid, "grid"}, {Schedule::kPersistent, "persistent"}}};
 };
+template <>
+struct Names<Tf32Round> {
+  static constexpr std::array<std::pair<Tf32Round, const char*>, 2> table{
+      {{Tf32Round::kWorkspace, "workspace"}, {Tf32Round::kShared, "shared"}}};
+};
 
 // Values added at run time (add_value), after the built-in table.
 template <typename E>
@@ -155,6 +160,7 @@ std::string to_string(EpilogueStore v) { return name_of(v); }
 std::string to_string(BiasLoad v) { return name_of(v); }
 std::string to_string(RegisterSplit v) { return name_of(v); }
 std::string to_string(Schedule v) { return name_of(v); }
+std::string to_string(Tf32Round v) { return name_of(v); }
 
 bool parse(const std::string& s, Staging& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ReadOnce& out) { return parse_name(s, out); }
@@ -170,6 +176,7 @@ bool parse(const std::string& s, EpilogueStore& out) { return parse_name(s, out)
 bool parse(const std::string& s, BiasLoad& out) { return parse_name(s, out); }
 bool parse(const std::string& s, RegisterSplit& out) { return parse_name(s, out); }
 bool parse(const std::string& s, Schedule& out) { return parse_name(s, out); }
+bool parse(const std::string& s, Tf32Round& out) { return parse_name(s, out); }
 
 template <typename E>
 const std::vector<E>& all_values() {
@@ -214,6 +221,7 @@ VXSYNTH_DESIGN_INSTANTIATE(EpilogueStore)
 VXSYNTH_DESIGN_INSTANTIATE(BiasLoad)
 VXSYNTH_DESIGN_INSTANTIATE(RegisterSplit)
 VXSYNTH_DESIGN_INSTANTIATE(Schedule)
+VXSYNTH_DESIGN_INSTANTIATE(Tf32Round)
 #undef VXSYNTH_DESIGN_INSTANTIATE
 
 FragmentShape fragment_shape(Fragment f) {
@@ -243,7 +251,7 @@ constexpr std::array<const char*, kAxisCount> kAxisNames = {
     "shared_staging", "read_once",  "lane_mapping", "tile",    "register_tile", "prefetch",
     "tensor_core",    "activation", "split_k",      "warps",   "boundary",      "k_range",
     "pipeline_stages", "raster",    "epilogue_store", "cluster", "scale", "bias_load",
-    "register_split", "wgmma_in_flight", "schedule"};
+    "register_split", "wgmma_in_flight", "schedule", "tf32_round"};
 }  // namespace
 
 std::string to_string(Axis a) { return kAxisNames[index_of(a)]; }

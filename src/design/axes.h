@@ -83,7 +83,7 @@ enum class KRange { kGeneric, kFixed };
 // element: exact for every non-NaN value, and the arithmetic intensity of the vendor kernel).
 enum class Scale { kNone, kAlpha };
 
-// Hopper family only (design/hopper_family.h): axes of their own (13-16, 18-21).
+// Hopper family only (design/hopper_family.h): axes of their own (13-16, 18-22).
 // 13. Pipeline stages: the depth of the TMA ring (2..8, bounded by shared memory); 1 elsewhere.
 // (an int in DesignPoint::stages)
 // 14. Raster: which tile index consecutive blocks walk. kNMajor = blockIdx.x walks the N tiles
@@ -115,6 +115,12 @@ enum class RegisterSplit { kNone, kSetMaxNReg };
 // 21. Schedule: kGrid = one block per output tile (and K slice); kPersistent = one block per SM
 //     walks the tiles, so the producer loads the next tile while the consumers finish this one.
 enum class Schedule { kGrid, kPersistent };
+// 22. tf32 rounding: wgmma reads an fp32 operand as tf32 by dropping its low 13 bits, where the
+//     vendor's tf32 path rounds to nearest. kWorkspace = the operands are rounded by pre-passes
+//     into the workspace (im2col for a convolution's input, a copy for the others); kShared = the
+//     consumers round each stage in shared memory before their wgmmas, so no pass copies the
+//     weights through DRAM (im2col still rounds what it copies). tf32 designs only.
+enum class Tf32Round { kWorkspace, kShared };
 // The Hopper family also takes split_k (axis 9): K slices over the grid, fp32 partial sums in
 // the workspace, added in slice order by a second pass (docs/design-space.md).
 
@@ -133,6 +139,7 @@ std::string to_string(EpilogueStore v);
 std::string to_string(BiasLoad v);
 std::string to_string(RegisterSplit v);
 std::string to_string(Schedule v);
+std::string to_string(Tf32Round v);
 
 // Parsers: false when the name is unknown.
 bool parse(const std::string& s, Staging& out);
@@ -149,6 +156,7 @@ bool parse(const std::string& s, EpilogueStore& out);
 bool parse(const std::string& s, BiasLoad& out);
 bool parse(const std::string& s, RegisterSplit& out);
 bool parse(const std::string& s, Schedule& out);
+bool parse(const std::string& s, Tf32Round& out);
 
 // All values of an enum axis, in domain order (neighbours step along this order).
 template <typename E>
@@ -174,7 +182,7 @@ bool staged_a(Staging s);
 bool staged_b(Staging s);
 
 // The twelve axes of ARCHITECTURE.md, in its order, then the Hopper family's four, the
-// layout-transform family's one, and the Hopper family's later four (each written in design.json
+// layout-transform family's one, and the Hopper family's later five (each written in design.json
 // only for that family's designs); to_string gives the design.json key.
 enum class Axis {
   kSharedStaging,
@@ -198,11 +206,12 @@ enum class Axis {
   kRegisterSplit,  // Hopper family
   kWgmmaInFlight,  // Hopper family
   kSchedule,       // Hopper family
+  kTf32Round,      // Hopper family
 };
-inline constexpr std::size_t kAxisCount = 21;
+inline constexpr std::size_t kAxisCount = 22;
 // The first kCommonAxisCount axes belong to every design; the rest to one family each.
 inline constexpr std::size_t kCommonAxisCount = 12;
-bool is_hopper_axis(Axis a);     // pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight, schedule
+bool is_hopper_axis(Axis a);     // pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight, schedule, tf32_round
 bool is_transform_axis(Axis a);  // scale
 // A family's own axis: optional in design.json (its default when absent).
 inline bool is_family_axis(Axis a) { return is_hopper_axis(a) || is_transform_axis(a); }

@@ -33,7 +33,7 @@ bool same_axes(const DesignPoint& a, const DesignPoint& b) {
          a.warps == b.warps && a.boundary == b.boundary && a.k_range == b.k_range && a.vortex == b.vortex &&
          a.scale == b.scale && a.stages == b.stages && a.raster == b.raster && a.epilogue_store == b.epilogue_store &&
          a.cluster == b.cluster && a.bias_load == b.bias_load && a.register_split == b.register_split &&
-         a.wgmma_in_flight == b.wgmma_in_flight && a.schedule == b.schedule;
+         a.wgmma_in_flight == b.wgmma_in_flight && a.schedule == b.schedule && a.tf32_round == b.tf32_round;
 }
 
 namespace {
@@ -216,6 +216,7 @@ Json design_to_json(const DesignPoint& d) {
     if (d.register_split != defaults.register_split) put(Axis::kRegisterSplit, to_string(d.register_split));
     if (d.wgmma_in_flight != defaults.wgmma_in_flight) put(Axis::kWgmmaInFlight, d.wgmma_in_flight);
     if (d.schedule != defaults.schedule) put(Axis::kSchedule, to_string(d.schedule));
+    if (d.tf32_round != defaults.tf32_round) put(Axis::kTf32Round, to_string(d.tf32_round));
   }
   j["axes"] = a;
   return j;
@@ -318,6 +319,7 @@ DesignPoint design_from_json(const Json& j, const std::string& file) {
   if (present(Axis::kRegisterSplit)) enum_axis(Axis::kRegisterSplit, d.register_split);
   if (present(Axis::kWgmmaInFlight)) int_axis(Axis::kWgmmaInFlight, d.wgmma_in_flight);
   if (present(Axis::kSchedule)) enum_axis(Axis::kSchedule, d.schedule);
+  if (present(Axis::kTf32Round)) enum_axis(Axis::kTf32Round, d.tf32_round);
   return d;
 }
 

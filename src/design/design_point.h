@@ -83,6 +83,7 @@ struct DesignPoint {
   RegisterSplit register_split = RegisterSplit::kNone;
   int wgmma_in_flight = 1;
   Schedule schedule = Schedule::kGrid;
+  Tf32Round tf32_round = Tf32Round::kWorkspace;
 };
 
 bool same_axes(const DesignPoint& a, const DesignPoint& b);

@@ -64,6 +64,7 @@ std::string hopper_procedural_name(const DesignPoint& d) {
   if (d.register_split != RegisterSplit::kNone) s << '_' << to_string(d.register_split);
   if (d.wgmma_in_flight != 1) s << "_if" << d.wgmma_in_flight;
   if (d.schedule != Schedule::kGrid) s << '_' << to_string(d.schedule);
+  if (d.tf32_round != Tf32Round::kWorkspace) s << "_round-" << to_string(d.tf32_round);
   return s.str();
 }
 
@@ -159,6 +160,10 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
                                  to_string(d.epilogue_store), " stores the finished tile"));
     }
   }
+  if (d.tf32_round != Tf32Round::kWorkspace && f.precision != ops::PrecisionPath::tf32) {
+    fail("hopper-tf32-round", cat("tf32_round ", to_string(d.tf32_round), " rounds tf32 operands; the design is ",
+                                  ops::to_string(f.precision)));
+  }
   if (d.schedule == Schedule::kPersistent) {
     // A persistent block changes tile while the producer runs ahead: the bias slice would be
     // overwritten under the consumers, and clusters are launched by shape, not by tile.
@@ -205,7 +210,7 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
 
 const std::vector<std::pair<std::string, std::string>>& hopper_rule_descriptions() {
   static const std::vector<std::pair<std::string, std::string>> rules = {
-      {"hopper-axes", "pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight and schedule keep their defaults outside the Hopper family"},
+      {"hopper-axes", "pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight, schedule and tf32_round keep their defaults outside the Hopper family"},
       {"hopper-lowering", "the Hopper family pairs wgmma (k16 for bf16/fp16, k8 for tf32) with prefetch tma"},
       {"hopper-block", "Hopper block = one producer + 1..3 consumer warpgroups (256, 384 or 512 threads)"},
       {"hopper-op", "Hopper: linear, matmul with K-contiguous operands, or channels-first groups-1 convolution; no fused activation"},
@@ -218,6 +223,7 @@ const std::vector<std::pair<std::string, std::string>>& hopper_rule_descriptions
       {"hopper-in-flight", "Hopper: wgmma_in_flight 1..2, fewer than pipeline_stages"},
       {"hopper-split-k", "Hopper: split_k 1..64, at most the number of k-tiles, with the direct epilogue when > 1"},
       {"hopper-schedule", "Hopper: schedule persistent with bias_load global and cluster 1x1"},
+      {"hopper-tf32-round", "Hopper: tf32_round shared for tf32 designs only"},
       {"hopper-epilogue", "Hopper: a bulk-store epilogue needs a [M][N] output with 16-byte rows and fits the A ring (grid schedule)"},
       {"hopper-bias", "Hopper: bias_load tma only for an op with a bias"},
       {"hopper-cluster", "Hopper: cluster m, n in {1, 2, 4}, m x n <= 8"},
@@ -241,6 +247,7 @@ DesignPoint vortex_counterpart(const DesignPoint& d) {
   v.register_split = RegisterSplit::kNone;
   v.wgmma_in_flight = 1;
   v.schedule = Schedule::kGrid;
+  v.tf32_round = Tf32Round::kWorkspace;  // Vortex computes tf32 as fp16 (docs/design-space.md)
   v.tile.k = kVortexTileK;
   v.register_tile = {1, 1};
   // The warp arrangement and fragments per warp whose tile is nearest the Hopper tile.

@@ -19,6 +19,8 @@
 //   wgmma_in_flight  1 | 2 committed wgmma groups left running before a consumer waits
 //   schedule         grid (a block per tile) | persistent (a block per SM walks the tiles)
 //   split_k          1..64 K slices (fp32 partials in the workspace, a second pass adds them)
+//   tf32_round       workspace (pre-passes round the tf32 operands) | shared (the consumers
+//                    round each stage in shared memory); tf32 only
 //   fixed            shared_staging ab, lanes forward, read_once default, register_tile 1x1,
 //                    warps = block/32 x 1, activation fused (the op has none),
 //                    boundary guarded (the copy engine zero-fills, the epilogue predicates),
@@ -63,7 +65,7 @@ int hopper_consumer_registers(const DesignPoint& d);
 std::int64_t hopper_shared_bytes(const DesignPoint& d);
 
 // e.g. "linear_bf16_hopper_b384_t128x128x64_st5_rm-m_major_ep-tma_c1x1_wgmma_m64k16"; the later
-// axes add "_sk4", "_setmaxnreg", "_if2", "_persistent" when not at their defaults.
+// axes add "_sk4", "_setmaxnreg", "_if2", "_persistent", "_round-shared" when not at their defaults.
 std::string hopper_procedural_name(const DesignPoint& d);
 
 // The family's rules (after the fixed properties and the block size were checked); the Vortex

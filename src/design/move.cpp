@@ -209,6 +209,7 @@ void apply_step(DesignPoint& d, const Move& m) {
       return;
     }
     case Axis::kSchedule: d.schedule = parse_enum_value<Schedule>(to_value(m), to_string(m.axis)); return;
+    case Axis::kTf32Round: d.tf32_round = parse_enum_value<Tf32Round>(to_value(m), to_string(m.axis)); return;
   }
 }
 
@@ -387,6 +388,7 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
     add(Axis::kWgmmaInFlight, "up");
     add(Axis::kWgmmaInFlight, "down");
     enum_steps(Axis::kSchedule, d.schedule);
+    if (d.fixed.precision == ops::PrecisionPath::tf32) enum_steps(Axis::kTf32Round, d.tf32_round);
     return out;
   }
   const bool tensor = is_tensor(d);

@@ -103,6 +103,9 @@ const ResponseTable& prior_responses() {
     set(Axis::kSchedule, M::kTensorUtilization, 0.05);
     set(Axis::kSchedule, M::kComputeThroughput, 0.05);
     set(Axis::kSchedule, M::kOccupancy, 0.05);
+    // tf32 rounding in shared memory drops the weight copy's pass through DRAM.
+    set(Axis::kTf32Round, M::kDramBandwidth, 0.05);
+    set(Axis::kTf32Round, M::kCoalescing, 0.05);
     return t;
   }();
   return table;
@@ -153,6 +156,7 @@ std::string same_operator_reason(const std::vector<Move>& moves, const design::D
       {Axis::kRegisterSplit, "the producer warpgroup hands registers to the consumers (setmaxnreg); the same wgmma sums are computed"},
       {Axis::kWgmmaInFlight, "a consumer waits for its wgmma groups one k-tile later; the same tiles are multiplied in the same order"},
       {Axis::kSchedule, "a block per SM walks the output tiles instead of a block per tile; every tile is the same sum"},
+      {Axis::kTf32Round, "the tf32 operands are rounded to nearest (cvt.rna) in shared memory instead of by copies in the workspace; the same rounded values are multiplied"},
   };
   std::string s;
   for (const auto& m : moves) s += (s.empty() ? "" : "; ") + design::to_string(m.axis) + ": " + why.at(m.axis);

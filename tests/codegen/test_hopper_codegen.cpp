@@ -64,6 +64,11 @@ std::vector<DesignPoint> later_designs() {
       with(s[1], {"schedule=persistent", "raster=m_major", "wgmma_in_flight=2"}),
       with(s[0], {"split_k=2", "epilogue_store=direct", "schedule=persistent", "bias_load=global"}),
       with(s[3], {"register_split=setmaxnreg", "tile=192x192x64", "pipeline_stages=3"}),
+      // tf32 rounded in shared memory: a convolution's weights (im2col rounds its input) and
+      // both operands of a linear
+      with(s[2], {"split_k=2", "tf32_round=shared"}),
+      with(hopper(ops::make_linear("lin.tf32", PrecisionPath::tf32, 77, 96, 72, false), 384),
+           {"tf32_round=shared", "register_split=setmaxnreg", "wgmma_in_flight=2"}),
   };
 }
 
@@ -97,12 +102,14 @@ TEST(HopperSample, CoversEveryValueOfTheFamilysAxes) {
     seen.insert("schedule=" + design::to_string(d.schedule));
     seen.insert(d.split_k > 1 ? "split_k>1" : "split_k=1");
     if (d.split_k > 1) seen.insert("split_k>1 " + ops::to_string(d.op.kind));
+    if (d.tf32_round == design::Tf32Round::kShared) seen.insert("tf32_round=shared " + ops::to_string(d.op.kind));
   }
   for (const char* v : {"stages=3", "stages=5", "raster=m_major", "raster=n_major", "epilogue=tma", "epilogue=direct",
                         "cluster=2x1", "cluster=1x2", "precision=bf16", "precision=fp16", "precision=tf32", "op=linear",
                         "op=matmul", "op=conv1d", "op=conv2d", "bias=tma", "bias=global", "register_split=setmaxnreg",
                         "register_split=none", "in_flight=1", "in_flight=2", "schedule=grid", "schedule=persistent",
-                        "split_k=1", "split_k>1", "split_k>1 linear", "split_k>1 conv1d"})
+                        "split_k=1", "split_k>1", "split_k>1 linear", "split_k>1 conv1d", "tf32_round=shared conv1d",
+                        "tf32_round=shared linear"})
     EXPECT_TRUE(seen.count(v)) << v;
 }
 
@@ -188,6 +195,22 @@ TEST(HopperEmit, LaterAxesReachTheKernel) {
     EXPECT_EQ(t.find("@@"), std::string::npos);
     const std::string g = emit_cuda(later[3]);  // bias_load global: slice 0 reads it with ordinary loads
     EXPECT_NE(g.find("if (w.slice == 0) v += to_float(bias[col]);"), std::string::npos);
+    EXPECT_NE(g.find("kRoundTf32 = true"), std::string::npos);  // the weights' rounding copy
+  }
+  {
+    // tf32_round shared: no rounding copy through the workspace; the consumers round each stage
+    // (B only for a convolution, whose im2col rounds A) and hand it to wgmma through the proxy fence.
+    const std::string conv = emit_cuda(later[7]);
+    EXPECT_NE(conv.find("kRoundTf32 = false"), std::string::npos);
+    EXPECT_NE(conv.find("reinterpret_cast<float4*>(s.b[st])[e] = v;"), std::string::npos);
+    EXPECT_EQ(conv.find("reinterpret_cast<float4*>(s.a[st])"), std::string::npos);
+    EXPECT_NE(conv.find("cvt.rna.tf32.f32"), std::string::npos);
+    const std::string lin = emit_cuda(later[8]);
+    EXPECT_NE(lin.find("reinterpret_cast<float4*>(s.a[st])[e] = v;"), std::string::npos);
+    EXPECT_NE(lin.find("reinterpret_cast<float4*>(s.b[st])[e] = v;"), std::string::npos);
+    const auto fence = lin.find("fence.proxy.async.shared::cta;\" ::: \"memory\");\n        asm volatile(\"bar.sync 1");
+    EXPECT_NE(fence, std::string::npos);
+    EXPECT_LT(fence, lin.find("wgmma.fence.sync.aligned", fence));
   }
 }
 

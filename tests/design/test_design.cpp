@@ -50,8 +50,9 @@ TEST(Axes, NamesRoundTrip) {
   }
   Boundary b{};
   EXPECT_FALSE(parse("padding", b));
-  // twelve, the Hopper family's four, the transforms' scale, bias_load, register_split, wgmma_in_flight, schedule
-  EXPECT_EQ(axis_names().size(), 21u);
+  // twelve, the Hopper family's four, the transforms' scale, then the Hopper family's bias_load,
+  // register_split, wgmma_in_flight, schedule, tf32_round
+  EXPECT_EQ(axis_names().size(), 22u);
   EXPECT_EQ(kCommonAxisCount, 12u);
 }
 

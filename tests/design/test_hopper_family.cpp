@@ -170,6 +170,12 @@ TEST(HopperFamily, EveryRuleIsNamedWhenBroken) {
     EXPECT_EQ(rule_of(d), "hopper-split-k");
   }
   {
+    // Rounding in shared memory is for tf32 operands; the seed is bf16.
+    DesignPoint d = ok;
+    d.tf32_round = Tf32Round::kShared;
+    broken["hopper-tf32-round"] = d;
+  }
+  {
     // A persistent block changes tile: no bias slice in shared memory, no clusters.
     DesignPoint d = ok;
     ASSERT_EQ(d.bias_load, BiasLoad::kTma);
@@ -459,19 +465,24 @@ TEST(HopperFamily, LaterAxesRoundTripStepAndLeaveLockedDesignsAlone) {
   const auto q = steps(dp2);
   for (const char* s : {"split_k up", "register_split to:setmaxnreg", "wgmma_in_flight up"}) EXPECT_TRUE(q.count(s)) << s;
   EXPECT_FALSE(q.count("schedule to:persistent"));
+  EXPECT_TRUE(q.count("tf32_round to:shared"));  // tf32 only
+  EXPECT_FALSE(p.count("tf32_round to:shared"));
   const DesignPoint split = apply(dp2, Move{Axis::kSplitK, "up", "", std::nullopt});
   EXPECT_EQ(split.split_k, 2);
   EXPECT_TRUE(steps(split).count("split_k down"));
   // The Vortex side keeps split_k (the GEMM family's two passes) and has none of the others.
   DesignPoint all = apply(split, {parse_setting("split_k=8", "--set"), parse_setting("register_split=setmaxnreg", "--set"),
-                                  parse_setting("wgmma_in_flight=2", "--set")},
+                                  parse_setting("wgmma_in_flight=2", "--set"), parse_setting("tf32_round=shared", "--set")},
                           "--set");
+  EXPECT_EQ(design_to_json(all)["axes"]["tf32_round"], "shared");
+  EXPECT_NE(procedural_name(all).find("_round-shared"), std::string::npos);
   const DesignPoint v = vortex_counterpart(all);
   EXPECT_EQ(rule_of(v), "") << procedural_name(v);
   EXPECT_EQ(v.split_k, 8);
   EXPECT_EQ(v.register_split, RegisterSplit::kNone);
   EXPECT_EQ(v.wgmma_in_flight, 1);
   EXPECT_EQ(v.schedule, Schedule::kGrid);
+  EXPECT_EQ(v.tf32_round, Tf32Round::kWorkspace);
 }
 
 TEST(HopperFamily, VortexCounterpartIsAValidWmmaDesignNearTheHopperTile) {
