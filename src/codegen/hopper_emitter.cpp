@@ -706,7 +706,7 @@ std::map<std::string, std::string> later_pieces(const DesignPoint& d) {
       "    grid = dim3(static_cast<unsigned>(tiles < sms ? tiles : sms), 1, 1);\n"
       "  }\n";
   p["reduce_launch"] =
-      split ? "  if (kSplitK > 1 && cudaGetLastError() == cudaSuccess) {\n"
+      split ? "  if (kSplitK > 1 && cudaPeekAtLastError() == cudaSuccess) {  // peek: the return below reports a failed GEMM launch\n"
               "    const long long n = p.batch * p.M * p.N;\n"
               "    reduce_split_k<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(p, out);\n"
               "  }\n"

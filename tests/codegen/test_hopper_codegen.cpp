@@ -189,6 +189,8 @@ TEST(HopperEmit, LaterAxesReachTheKernel) {
               std::string::npos);
     EXPECT_NE(t.find("w.partials = take(static_cast<size_t>(p.batch) * kSplitK * p.M * p.N * sizeof(float));"), std::string::npos);
     EXPECT_NE(t.find("reduce_split_k<<<"), std::string::npos);
+    // peeked, not taken: the launch's return value still reports a failed GEMM launch
+    EXPECT_NE(t.find("if (kSplitK > 1 && cudaPeekAtLastError() == cudaSuccess)"), std::string::npos);
     EXPECT_NE(t.find("for (int sl = 0; sl < kSplitK; ++sl) v += part[sl * mn];"), std::string::npos);
     EXPECT_EQ(t.find("to_float(bias["), std::string::npos);  // no ordinary bias load in any kernel
     EXPECT_EQ(t.find("setmaxnreg"), std::string::npos);
