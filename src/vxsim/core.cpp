@@ -116,6 +116,9 @@ void Core::reset(uint32_t startup_pc, uint32_t startup_arg) {
   std::fill(lmem.begin(), lmem.end(), uint8_t{0});
   ctr = Counters{};
   yield = false;
+  region_open = region_close_pending = false;
+  region_warps = 0;
+  regions.clear();
 }
 
 bool Core::any_runnable() const {
@@ -140,6 +143,7 @@ bool Core::resolve_spawns() {
       ++ctr.warps_spawned;
     }
     w.wait = WarpWait::kNone;
+    if (w.spawn_pc == 0 && region_open) close_region(true);  // the join returns: the region's warps are done
     return true;
   }
   return false;

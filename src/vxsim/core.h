@@ -152,6 +152,30 @@ class Core {
   Counters ctr;
   bool yield = false;     // set by bodies that change scheduling
 
+  // vx_spawn_threads regions (SpawnRegion): the counters when the open one began.
+  bool region_open = false;
+  bool region_close_pending = false;  // a joining WSPAWN returned at once: close after it is counted
+  uint32_t region_warps = 0;
+  Counters region_start;
+  std::vector<SpawnRegion> regions;
+  void open_region(uint32_t asked_warps) {
+    region_open = true;
+    region_warps = asked_warps;
+    region_start = ctr;  // before the spawning WSPAWN is counted: it belongs to the region
+  }
+  void close_region(bool closed) {
+    SpawnRegion r;
+    r.core = id;
+    r.index = static_cast<uint32_t>(regions.size());
+    r.warps = region_warps;
+    r.closed = closed;
+    r.counters = ctr;
+    r.counters -= region_start;
+    regions.push_back(r);
+    region_open = false;
+    region_close_pending = false;
+  }
+
   // Memory-instruction bookkeeping (distinct lines, per-lane addresses for the trace).
   uint32_t lines[kMaxThreads];
   uint32_t num_lines = 0;

@@ -68,6 +68,31 @@ Counters& Counters::operator+=(const Counters& o) {
   return *this;
 }
 
+Counters& Counters::operator-=(const Counters& o) {
+  warp_instructions -= o.warp_instructions;
+  thread_instructions -= o.thread_instructions;
+  for (size_t i = 0; i < kNumOpClasses; ++i) {
+    warp_by_class[i] -= o.warp_by_class[i];
+    thread_by_class[i] -= o.thread_by_class[i];
+  }
+  global_bytes_read -= o.global_bytes_read;
+  global_bytes_written -= o.global_bytes_written;
+  local_bytes_read -= o.local_bytes_read;
+  local_bytes_written -= o.local_bytes_written;
+  global_memory_instructions -= o.global_memory_instructions;
+  global_lines_touched -= o.global_lines_touched;
+  for (size_t i = 0; i < global_lines_histogram.size(); ++i) global_lines_histogram[i] -= o.global_lines_histogram[i];
+  local_memory_instructions -= o.local_memory_instructions;
+  barrier_waits -= o.barrier_waits;
+  splits -= o.splits;
+  divergent_splits -= o.divergent_splits;
+  warps_spawned -= o.warps_spawned;
+  tensor_uops -= o.tensor_uops;
+  tensor_flops -= o.tensor_flops;
+  tensor_int_ops -= o.tensor_int_ops;
+  return *this;
+}
+
 namespace {
 // {"1": count, "4": count, ...}: non-zero buckets only.
 Json lines_histogram(const Counters& c) {
@@ -110,6 +135,8 @@ Json one(const Counters& c, uint32_t threads) {
   return j;
 }
 }  // namespace
+
+Json counters_json_one(const Counters& c, uint32_t threads_per_warp) { return one(c, threads_per_warp); }
 
 Json counters_to_json(const Counters& total, const std::vector<Counters>& per_core, const Config& config) {
   Json j;

@@ -65,7 +65,23 @@ struct Counters {
   // on its utilisation (1.0 = a micro-op every slot); 0 when nothing ran.
   double tensor_issue_share() const;
   Counters& operator+=(const Counters& o);
+  Counters& operator-=(const Counters& o);  // o must be an earlier snapshot of the same counters
 };
+
+// The work of one vx_spawn_threads call on one core: from its spawning WSPAWN (a non-zero
+// start PC) to the return of its joining WSPAWN (start PC 0; vortex-rt's and Vortex's
+// runtimes end every vx_spawn_threads with `vx_wspawn(1, 0)`), both included. Start-up code
+// (.bss clearing, crt0) and main's serial code run outside every region.
+struct SpawnRegion {
+  uint32_t core = 0;
+  uint32_t index = 0;   // the k-th region of this core in the run
+  uint32_t warps = 0;   // warps the spawning WSPAWN asked for
+  bool closed = true;   // false: the run ended (exit or fault) inside the region
+  Counters counters;
+};
+
+// One set of counters as the "total" of counters_to_json shows it.
+Json counters_json_one(const Counters& c, uint32_t threads_per_warp);
 
 // {"schema": "vxsynth.vxsim-counters/1", "config": {...}, "total": {...}, "cores": [...]}.
 Json counters_to_json(const Counters& total, const std::vector<Counters>& per_core, const Config& config);

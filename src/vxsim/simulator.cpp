@@ -209,10 +209,20 @@ RunResult Simulator::run() {
 
   auto collect = [&] {
     total_counters_ = Counters{};
+    spawn_regions_.clear();
     for (size_t i = 0; i < cores_.size(); ++i) {
-      core_counters_[i] = cores_[i]->ctr;
-      total_counters_ += cores_[i]->ctr;
+      Core& core = *cores_[i];
+      if (core.region_close_pending) {
+        core.close_region(true);
+      } else if (core.region_open) {
+        core.close_region(false);  // the run ended inside it
+      }
+      core_counters_[i] = core.ctr;
+      total_counters_ += core.ctr;
+      spawn_regions_.insert(spawn_regions_.end(), core.regions.begin(), core.regions.end());
     }
+    std::stable_sort(spawn_regions_.begin(), spawn_regions_.end(),
+                     [](const SpawnRegion& a, const SpawnRegion& b) { return a.index < b.index; });
     flush_console();
   };
 
@@ -258,6 +268,7 @@ RunResult Simulator::run() {
             if (q == 0) continue;
           }
           const uint64_t n = consumer_ ? core->run_warp_traced(w, q) : core->run_warp(w, q);
+          if (core->region_close_pending) core->close_region(true);
           budget -= n;
           progress = true;
           if (internals_->stop_requested) break;

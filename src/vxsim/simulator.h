@@ -101,6 +101,8 @@ class Simulator {
   const Counters& counters() const { return total_counters_; }
   const std::vector<Counters>& core_counters() const { return core_counters_; }
   Json counters_json() const;
+  // The run's vx_spawn_threads regions (SpawnRegion), by index, then core.
+  const std::vector<SpawnRegion>& spawn_regions() const { return spawn_regions_; }
 
   // Local memory of one core (host view, for tests and tools).
   std::span<uint8_t> local_memory(uint32_t core);
@@ -149,6 +151,7 @@ class Simulator {
   std::function<void(const ConsoleLine&)> console_callback_;
   Counters total_counters_;
   std::vector<Counters> core_counters_;
+  std::vector<SpawnRegion> spawn_regions_;
   InstructionConsumer* consumer_ = nullptr;
   struct Internals;
   std::unique_ptr<Internals> internals_;  // decoded-instruction cache, line table, IO block

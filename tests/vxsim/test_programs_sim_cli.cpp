@@ -242,6 +242,66 @@ TEST_F(SimCli, PerfEndsWithVortexSummaryOfThreadInstructions) {
   EXPECT_LT(doc["counters"]["total"]["warp_instructions"].get<uint64_t>(), std::stoull(m[1]));
 }
 
+// Issue 18: counters per vx_spawn_threads call. Two calls of different sizes; a 16 KiB .bss
+// array whose clearing at start-up (and main's serial code) must stay outside both regions.
+TEST_F(SimCli, CountersPerSpawnRegion) {
+  const std::string source = write_source("regions.cpp",
+                                          "#include <vx_spawn.h>\n"
+                                          "static uint32_t big[4096];\n"
+                                          "static void small_job(void*) { big[blockIdx.x] = blockIdx.x + 1; }\n"
+                                          "static void large_job(void*) { big[blockIdx.x] += 2; }\n"
+                                          "int main() {\n"
+                                          "  const uint32_t n1 = 100, n2 = 1000;\n"
+                                          "  vx_spawn_threads(1, &n1, nullptr, small_job, nullptr);\n"
+                                          "  vx_spawn_threads(1, &n2, nullptr, large_job, nullptr);\n"
+                                          "  return (big[7] != 10) + (big[500] != 2);\n"
+                                          "}\n");
+  ASSERT_EQ(cc({source, "-o", path("regions.vxbin")}).status, 0);
+  for (const std::string cores : {"1", "2"}) {
+    SCOPED_TRACE("cores " + cores);
+    const ProcessResult json =
+        run_stdout(kCli + " sim run " + path("regions.vxbin") + " --json --timing vortex2 --cores " + cores);
+    ASSERT_EQ(json.status, 0) << json.output;
+    const auto doc = nlohmann::json::parse(json.output);
+    ASSERT_TRUE(doc.contains("regions")) << "no per-region counters";
+    const auto& regions = doc["regions"];
+    ASSERT_EQ(regions.size(), 2u);
+    auto count = [](const nlohmann::json& c, const char* key) { return c[key].get<uint64_t>(); };
+    auto written = [](const nlohmann::json& c) { return c["memory"]["global_bytes_written"].get<uint64_t>(); };
+    const auto& r0 = regions[0]["counters"];
+    const auto& r1 = regions[1]["counters"];
+    const auto& out = doc["outside_regions"];
+    const auto& total = doc["counters"]["total"];
+    EXPECT_EQ(regions[0]["cores"].get<uint32_t>(), std::stoul(cores));
+    EXPECT_TRUE(regions[1]["closed"].get<bool>());
+    // Ten times the tasks: several times the work (the spawn itself costs the same).
+    EXPECT_GT(count(r1, "thread_instructions"), 4 * count(r0, "thread_instructions"));
+    // Everything is in exactly one place.
+    for (const char* key : {"warp_instructions", "thread_instructions"}) {
+      EXPECT_EQ(count(r0, key) + count(r1, key) + count(out, key), count(total, key)) << key;
+    }
+    EXPECT_EQ(written(r0) + written(r1) + written(out), written(total));
+    // The .bss clearing (16 KiB) is outside; the small job writes far less.
+    EXPECT_GE(written(out), 4096u * 4);
+    EXPECT_LT(written(r0), 4096u * 4);
+    // Cycles per region, within the run's.
+    const uint64_t c0 = regions[0]["cycles"].get<uint64_t>(), c1 = regions[1]["cycles"].get<uint64_t>();
+    EXPECT_GT(c0, 0u);
+    EXPECT_GT(c1, c0);
+    EXPECT_LT(c0 + c1, doc["cycles"].get<uint64_t>());
+  }
+  const ProcessResult text = sim_run({path("regions.vxbin"), "--perf"});
+  ASSERT_EQ(text.status, 0) << text.output;
+  EXPECT_THAT(text.output, HasSubstr("PERF: region 0 (vx_spawn_threads on 1 core, "));
+  EXPECT_THAT(text.output, HasSubstr("PERF: region 1 (vx_spawn_threads on 1 core, "));
+  EXPECT_THAT(text.output, HasSubstr("PERF: outside regions (start-up incl. .bss clearing, serial code): warp instrs="));
+  EXPECT_THAT(last_line(text.output), HasSubstr("PERF: instrs="));
+  const ProcessResult timed = sim_run({path("regions.vxbin"), "--perf", "--timing", "vortex2"});
+  ASSERT_EQ(timed.status, 0) << timed.output;
+  EXPECT_TRUE(std::regex_search(timed.output, std::regex(R"(PERF: region 1 \(vx_spawn_threads on 1 core, 4 warps\): warp instrs=\d+, instrs=\d+, warp loads=\d+, warp stores=\d+, cycles=\d+, IPC=)")))
+      << timed.output;
+}
+
 TEST_F(SimCli, ExitCodeIsTheKernels) {
   const std::string source = write_source("exit7.c",
                                           "#include <vx_intrinsics.h>\n"

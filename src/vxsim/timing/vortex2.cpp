@@ -282,6 +282,10 @@ struct Vortex2Model::Impl {
     uint32_t sched_mask = 0;  // warps active and not suspended (schedule's candidates)
     bool spawn_pending = false;
     uint32_t spawn_count = 0;
+    uint32_t spawn_pc = 0;
+    bool region_open = false;        // a vx_spawn_threads region (TimingRegion) is running
+    TimingRegion region;
+    std::vector<TimingRegion> regions;
     std::vector<uint32_t> barriers;
     uint32_t gbar_mask = 0;
     uint32_t gbar_id = 0;
@@ -483,16 +487,39 @@ struct Vortex2Model::Impl {
             release_barrier(core, mask, t);
           }
         }
-      } else {  // spawn request of e.a warps
+      } else {  // spawn request of e.a warps at PC e.b (0: the join ending a region)
+        if (e.b != 0 && !core.region_open) open_region(core, t);
         const uint32_t n = std::min(e.a, config.warps);
         if (n < 2 && core.active_count == 1) {
           resume(core, e.warp, t);
+          if (e.b == 0 && core.region_open) close_region(core, t, true);
         } else {
           core.spawn_pending = true;
           core.spawn_count = n;
+          core.spawn_pc = e.b;
         }
       }
     }
+  }
+
+  static void open_region(Core& core, uint64_t t) {
+    core.region_open = true;
+    core.region = TimingRegion{};
+    core.region.core = core.id;
+    core.region.index = static_cast<uint32_t>(core.regions.size());
+    core.region.begin = t;
+    core.region.instrs = core.ctr.instrs;
+    core.region.warp_issues = core.ctr.warp_issues;
+  }
+
+  static void close_region(Core& core, uint64_t t, bool closed) {
+    TimingRegion r = core.region;
+    r.end = t;
+    r.instrs = core.ctr.instrs - r.instrs;
+    r.warp_issues = core.ctr.warp_issues - r.warp_issues;
+    r.closed = closed;
+    core.regions.push_back(r);
+    core.region_open = false;
   }
 
   void maybe_release_global(uint64_t t) {
@@ -755,6 +782,7 @@ struct Vortex2Model::Impl {
           break;
         }
       }
+      if (core.spawn_pc == 0 && core.region_open) close_region(core, t, true);
       core.activity = true;
     }
     for (uint32_t m = core.sched_mask; m != 0; m &= m - 1) {
@@ -899,6 +927,12 @@ struct Vortex2Model::Impl {
     s = TimingSummary{};
     s.cycles = end;
     for (Core& core : cores) {
+      if (core.region_open) close_region(core, end, false);
+      s.regions.insert(s.regions.end(), core.regions.begin(), core.regions.end());
+    }
+    std::stable_sort(s.regions.begin(), s.regions.end(),
+                     [](const TimingRegion& a, const TimingRegion& b) { return a.index < b.index; });
+    for (Core& core : cores) {
       core.ctr.cycles = end;
       s.cores.push_back(core.ctr);
       s.total += core.ctr;
@@ -966,6 +1000,7 @@ TimingSummary& TimingSummary::operator+=(const TimingSummary& o) {
   memory.busy_cycles += o.memory.busy_cycles;
   memory_banks = std::max(memory_banks, o.memory_banks);
   l2_enabled |= o.l2_enabled;
+  regions.insert(regions.end(), o.regions.begin(), o.regions.end());
   return *this;
 }
 

@@ -59,6 +59,17 @@ struct TimingCounters {
   double ipc() const { return cycles == 0 ? 0.0 : static_cast<double>(instrs) / static_cast<double>(cycles); }
 };
 
+// One vx_spawn_threads region on one core (vxsim::SpawnRegion): from the cycle its spawning
+// WSPAWN reached the SFU to the cycle its joining WSPAWN released the caller.
+struct TimingRegion {
+  uint32_t core = 0;
+  uint32_t index = 0;
+  uint64_t begin = 0, end = 0;
+  uint64_t instrs = 0;       // SimX's thread-instructions issued in between
+  uint64_t warp_issues = 0;
+  bool closed = true;
+};
+
 struct TimingSummary {
   uint64_t cycles = 0;  // the whole run (the slowest core)
   TimingCounters total;
@@ -67,6 +78,7 @@ struct TimingSummary {
   MemoryStats memory;
   uint32_t memory_banks = 0;
   bool l2_enabled = false;
+  std::vector<TimingRegion> regions;  // by index, then core (cycles of each run start at 0)
   TimingSummary& operator+=(const TimingSummary& o);  // sums runs (cycles add up)
 };
 
