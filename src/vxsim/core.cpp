@@ -116,7 +116,7 @@ void Core::reset(uint32_t startup_pc, uint32_t startup_arg) {
   std::fill(lmem.begin(), lmem.end(), uint8_t{0});
   ctr = Counters{};
   yield = false;
-  region_open = region_close_pending = false;
+  region_open = region_close_pending = job_posted = false;
   region_warps = 0;
   regions.clear();
 }
@@ -234,7 +234,10 @@ void Core::write_csr(Warp& w, uint32_t csr, uint32_t value) {
     case kCsrFflags: w.fflags = value & 0x1f; return;
     case kCsrFrm: w.frm = value & 7; return;
     case kCsrFcsr: w.fflags = value & 0x1f; w.frm = (value >> 5) & 7; return;
-    case kCsrMscratch: mscratch = value; return;
+    case kCsrMscratch:
+      mscratch = value;
+      job_posted = true;  // vx_spawn_threads posts its job here before spawning
+      return;
     default:
       break;
   }

@@ -155,6 +155,10 @@ class Core {
   // vx_spawn_threads regions (SpawnRegion): the counters when the open one began.
   bool region_open = false;
   bool region_close_pending = false;  // a joining WSPAWN returned at once: close after it is counted
+  // MSCRATCH written since the last region: vortex-rt's and Vortex's vx_spawn_threads post their
+  // job there before spawning; crt0's boot spawn (TLS set-up on every warp) does not, so it
+  // stays start-up work, outside every region.
+  bool job_posted = false;
   uint32_t region_warps = 0;
   Counters region_start;
   std::vector<SpawnRegion> regions;
@@ -174,6 +178,7 @@ class Core {
     regions.push_back(r);
     region_open = false;
     region_close_pending = false;
+    job_posted = false;
   }
 
   // Memory-instruction bookkeeping (distinct lines, per-lane addresses for the trace).

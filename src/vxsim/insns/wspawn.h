@@ -11,7 +11,7 @@ WARP(wspawn) {
   const bool alone = c.active_warps == (1u << w.id);
   // vx_spawn_threads regions: a non-zero start PC spawns, PC 0 joins (Core::open_region).
   if (target != 0) {
-    if (!c.region_open) c.open_region(n);
+    if (!c.region_open && c.job_posted) c.open_region(n);
   } else if (c.region_open && n < 2 && alone) {
     c.region_close_pending = true;  // closed by the run loop once this WSPAWN is counted
     c.yield = true;

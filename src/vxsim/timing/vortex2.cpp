@@ -136,6 +136,7 @@ struct Op {
   uint8_t opc_stalls = 0;    // register-file bank conflicts among the source registers
   bool fetch_stall = false;
   bool last_uop = true;
+  bool posts_job = false;    // writes MSCRATCH (vx_spawn_threads posts its job there)
 };
 
 // A FIFO on a power-of-two ring that grows when full (the per-warp queues are short and hot:
@@ -284,6 +285,7 @@ struct Vortex2Model::Impl {
     uint32_t spawn_count = 0;
     uint32_t spawn_pc = 0;
     bool region_open = false;        // a vx_spawn_threads region (TimingRegion) is running
+    bool job_posted = false;         // MSCRATCH written since the last region (as vxsim::Core)
     TimingRegion region;
     std::vector<TimingRegion> regions;
     std::vector<uint32_t> barriers;
@@ -357,6 +359,10 @@ struct Vortex2Model::Impl {
     op.rs3 = r.rs3;
     op.lanes = static_cast<uint8_t>(popc(r.thread_mask));
     op.fetch_stall = t.fetch_stall || (t.csr && (r.word >> 20) <= 3);
+    if (t.csr && (r.word >> 20) == 0x340) {
+      const uint32_t funct3 = (r.word >> 12) & 7, src = (r.word >> 15) & 31;
+      op.posts_job = funct3 == 1 || funct3 == 5 || src != 0;  // csrrw(i) always writes, the others with a source
+    }
     {
       // SimX's operand collector: one extra cycle per pair of source registers in the same
       // bank (register number mod gpr_banks; x0 is free).
@@ -488,7 +494,7 @@ struct Vortex2Model::Impl {
           }
         }
       } else {  // spawn request of e.a warps at PC e.b (0: the join ending a region)
-        if (e.b != 0 && !core.region_open) open_region(core, t);
+        if (e.b != 0 && !core.region_open && core.job_posted) open_region(core, t);
         const uint32_t n = std::min(e.a, config.warps);
         if (n < 2 && core.active_count == 1) {
           resume(core, e.warp, t);
@@ -520,6 +526,7 @@ struct Vortex2Model::Impl {
     r.closed = closed;
     core.regions.push_back(r);
     core.region_open = false;
+    core.job_posted = false;
   }
 
   void maybe_release_global(uint64_t t) {
@@ -678,6 +685,7 @@ struct Vortex2Model::Impl {
     uint64_t& free = core.fu_free[static_cast<size_t>(ti.fu) * p.issue_width + block];
     uint64_t start = std::max(t + p.issue_latency + op.opc_stalls, free);
     core.ctr.opc_stalls += op.opc_stalls;
+    if (op.posts_job) core.job_posted = true;
     uint64_t complete = start + latency(ti.lat);
     if (ti.fu == kLsu) complete = memory_access(core, w, op, ti, start);  // may wait for a queue slot
     free = start + 1;
