@@ -13,6 +13,9 @@ the Vortex toolchain compares with the Vortex benchmark's output.
   reported so.
 
 Usage: pack-suite-run.py RUN
+Environment: PACK_KEEP (default 3): how many of each chain's best kept revisions keep their CUDA
+output (1 when a chain's outputs are large: pi0-2's are 27 MB each, three of them would not fit
+the way back).
 """
 import glob
 import hashlib
@@ -32,7 +35,7 @@ for rec in glob.glob(f"{run}/worker-*/*/revisions.jsonl"):
             pass  # a line cut by a kill: resume writes it again
     ok = [l for l in lines if l.get("decision") in ("start", "retained")
           and l["checks"]["source"].get("status") == "passed" and isinstance(l.get("d"), (int, float))]
-    for l in sorted(ok, key=lambda l: l["d"])[:3]:
+    for l in sorted(ok, key=lambda l: l["d"])[:int(os.environ.get("PACK_KEEP", "3"))]:
         keep.add((os.path.dirname(os.path.dirname(rec)), l["key"]))
 
 

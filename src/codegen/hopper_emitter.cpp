@@ -239,17 +239,17 @@ bool make_map(CUtensorMap* map, const void* base, long long rows, long long K, l
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-// The output [batch][M][N] (N contiguous), stored in 64-row x kBN boxes without swizzle.
+// The output [batch][M][N] (N contiguous), stored in 64-row x @@out_box_doc@@.
 bool make_out_map(CUtensorMap* map, void* base, const Params& p) {
   auto encode = encode_tiled();
   if (encode == nullptr || (p.N * sizeof(elem_t)) % 16 != 0) return false;
   const cuuint64_t dims[3] = {static_cast<cuuint64_t>(p.N), static_cast<cuuint64_t>(p.M), static_cast<cuuint64_t>(p.batch)};
   const cuuint64_t strides[2] = {static_cast<cuuint64_t>(p.N * sizeof(elem_t)),
                                  static_cast<cuuint64_t>(p.M * p.N * sizeof(elem_t))};
-  const cuuint32_t box[3] = {static_cast<cuuint32_t>(kBN), 64, 1};
+  const cuuint32_t box[3] = {@@out_box_cols@@, 64, 1};
   const cuuint32_t unit[3] = {1, 1, 1};
   return encode(map, kMapType, 3, base, dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+                @@out_swizzle@@, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 @@make_bias_map@@
 
@@ -422,11 +422,73 @@ std::map<std::string, std::string> bias_pieces(bool bias_tma) {  // validity tie
 }
 
 // Designs whose later axes leave their defaults (split_k > 1, register_split setmaxnreg,
-// wgmma_in_flight 2, schedule persistent) take the general kernel below; the others keep
+// wgmma_in_flight 2, schedule persistent, epilogue_store tma_swizzled) take the general kernel below; the others keep
 // kGemmGrid's text (their profiled sources regenerate byte for byte).
 bool later_axes(const DesignPoint& d) {
   return d.split_k != 1 || d.register_split != design::RegisterSplit::kNone || d.wgmma_in_flight != 1 ||
-         d.schedule != design::Schedule::kGrid || d.tf32_round != design::Tf32Round::kWorkspace;
+         d.schedule != design::Schedule::kGrid || d.tf32_round != design::Tf32Round::kWorkspace ||
+         d.epilogue_store == design::EpilogueStore::kTmaSwizzled;
+}
+
+// The epilogue of epilogue_store tma_swizzled, to the end of the kernel: the warpgroup's 64 x kBN
+// tile is staged as kBN / kBoxCols boxes of 64 rows x 128 bytes in the layout of the copy engine's
+// SWIZZLE_128B (a row's 16-byte chunk j sits at chunk j ^ (row % 8)), so the eight rows a warp's
+// store touches fall in eight different bank groups instead of one (an unswizzled 64 x 256 bf16
+// tile has 512-byte rows: 8-way conflicts on every store); one bulk copy per box. Persistent: the
+// wait for the previous tile's copies to have read the buffer comes just before it is rewritten,
+// so the copies overlap the next tile's mainloop.
+std::string swizzled_epilogue(bool persistent, bool bias_tma, bool has_bias) {
+  std::ostringstream s;
+  if (persistent) {
+    s << "      // the previous tile's bulk copies have read this buffer before it is written again\n"
+         "      if (t == 0) asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");\n"
+         "      asm volatile(\"bar.sync %0, 128;\" ::\"r\"(2 + c) : \"memory\");\n"
+         "      elem_t* tile = s.epi + c * 64 * kBN;\n";
+  } else {
+    s << "      // every consumer is past the mainloop before the ring is reused (named barrier 1, consumers only)\n"
+         "      asm volatile(\"bar.sync 1, %0;\" ::\"n\"(128 * kConsumers) : \"memory\");\n"
+         "      elem_t* tile = reinterpret_cast<elem_t*>(&s.a[0][0]) + c * 64 * kBN;\n";
+  }
+  s << R"cu(#pragma unroll
+      for (int j = 0; j < kBN / 8; ++j) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = warp * 16 + lane / 4 + 8 * h;
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int col = 8 * j + 2 * (lane % 4) + e;
+            float v = acc[4 * j + 2 * h + e];
+)cu";
+  if (bias_tma) {
+    s << "            v += to_float(s.bias[col]);\n";
+  } else if (has_bias) {
+    s << "            v += n0 + col < p.N ? to_float(bias[n0 + col]) : 0.f;\n";
+  }
+  s << R"cu(            const int box = col / kBoxCols, byte = (col % kBoxCols) * static_cast<int>(sizeof(elem_t));
+            const int chunk = (byte >> 4) ^ (row & 7);
+            tile[box * 64 * kBoxCols + row * kBoxCols + ((chunk << 4) | (byte & 15)) / static_cast<int>(sizeof(elem_t))] = from_float(v);
+          }
+        }
+      }
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // ordinary stores -> the copy engine
+      asm volatile("bar.sync %0, 128;" ::"r"(2 + c) : "memory");
+      if (t == 0) {
+#pragma unroll
+        for (int b = 0; b < kBN / kBoxCols; ++b) {
+          asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];"
+                       ::"l"(&map_out), "r"(smem_addr(tile + b * 64 * kBoxCols)), "r"(n0 + b * kBoxCols), "r"(m0 + c * 64), "r"(z)
+                       : "memory");
+        }
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+)cu";
+  if (!persistent) s << "        asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");\n";
+  s << "      }\n    }\n";
+  if (persistent) {
+    s << "    // the last tile's copies must have read shared memory before the block exits\n"
+         "    if (t == 0) asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");\n";
+  }
+  s << "  }\n}\n";
+  return s.str();
 }
 
 // The general GEMM kernel: one loop over the block's work (one tile under the grid schedule,
@@ -435,7 +497,8 @@ bool later_axes(const DesignPoint& d) {
 std::string general_gemm(const DesignPoint& d) {
   const bool bias_tma = d.bias_load == design::BiasLoad::kTma;
   const bool has_bias = d.op.has_bias();
-  const bool store_tma = d.epilogue_store == design::EpilogueStore::kTma;
+  const bool store_tma = design::is_bulk_store(d.epilogue_store);
+  const bool swizzled = d.epilogue_store == design::EpilogueStore::kTmaSwizzled;
   const bool persistent = d.schedule == design::Schedule::kPersistent;
   const bool split = d.split_k > 1;
   const bool setmaxnreg = d.register_split == design::RegisterSplit::kSetMaxNReg;
@@ -573,6 +636,10 @@ gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensor
       }
 )cu";
   if (bias_tma) s << "      bar_wait(&s.bias_full, 0);\n";
+  if (store_tma && swizzled) {
+    s << swizzled_epilogue(persistent, bias_tma, has_bias);
+    return s.str();
+  }
   if (store_tma) {
     if (persistent) {
       s << "      // the previous tile's bulk store has read this buffer (thread 0 waited) before it is written again\n"
@@ -667,11 +734,14 @@ std::map<std::string, std::string> later_pieces(const DesignPoint& d) {
             {"reduce_launch", ""}};
   }
   const bool split = d.split_k > 1;
+  const bool swizzled = d.epilogue_store == design::EpilogueStore::kTmaSwizzled;
   const bool own_epilogue_tile =
-      d.schedule == design::Schedule::kPersistent && d.epilogue_store == design::EpilogueStore::kTma;
+      d.schedule == design::Schedule::kPersistent && design::is_bulk_store(d.epilogue_store);
   std::map<std::string, std::string> p;
   p["params_partials"] = "  float* partials;  // split_k > 1: fp32 partial sums [batch][kSplitK][M][N] in the workspace\n";
-  p["ring_epilogue"] = own_epilogue_tile ? "  alignas(128) elem_t epi[kConsumers * 64 * kBN];  // the bulk-store tile (the ring refills meanwhile)\n" : "";
+  p["ring_epilogue"] = !own_epilogue_tile ? ""
+                       : swizzled       ? "  alignas(1024) elem_t epi[kConsumers * 64 * kBN];  // the bulk-store tile, swizzled boxes (the ring refills meanwhile)\n"
+                                        : "  alignas(128) elem_t epi[kConsumers * 64 * kBN];  // the bulk-store tile (the ring refills meanwhile)\n";
   p["reduce_kernel"] =
       split ? "\n// split_k: the slices' fp32 partial sums added in slice order (slice 0 holds the bias) and rounded once.\n"
               "__global__ void reduce_split_k(const Params p, elem_t* __restrict__ out) {\n"
@@ -787,13 +857,16 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
   s << "constexpr bool kIsConv = " << (conv ? "true" : "false") << ", kHasBias = " << (d.op.has_bias() ? "true" : "false")
     << ", kRoundTf32 = " << (tf32 && d.tf32_round == design::Tf32Round::kWorkspace ? "true" : "false") << ";\n";
   s << "constexpr bool kRasterM = " << (d.raster == design::Raster::kMMajor ? "true" : "false")
-    << ", kStoreTma = " << (d.epilogue_store == design::EpilogueStore::kTma ? "true" : "false") << ";\n";
+    << ", kStoreTma = " << (design::is_bulk_store(d.epilogue_store) ? "true" : "false") << ";\n";
   if (later_axes(d)) {
     const bool setmaxnreg = d.register_split == design::RegisterSplit::kSetMaxNReg;
     s << "constexpr int kSplitK = " << d.split_k << ", kInFlight = " << d.wgmma_in_flight
       << ";  // K slices; wgmma groups a consumer leaves running\n";
     s << "constexpr bool kPersistent = " << (d.schedule == design::Schedule::kPersistent ? "true" : "false")
       << ";  // one block per SM walks the tiles\n";
+    if (d.epilogue_store == design::EpilogueStore::kTmaSwizzled) {
+      s << "constexpr int kBoxCols = 128 / static_cast<int>(sizeof(elem_t));  // columns of one 128-byte swizzled output box\n";
+    }
     if (setmaxnreg) {
       s << "constexpr int kProducerRegs = " << design::kHopperProducerRegisters
         << ", kConsumerRegs = " << design::hopper_consumer_registers(d) << ";  // setmaxnreg: registers per thread\n";
@@ -819,6 +892,12 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
                       design::fragment_shape(d.fragment).k);
   std::map<std::string, std::string> pieces = bias_pieces(d.bias_load == design::BiasLoad::kTma);
   for (auto& [name, text] : later_pieces(d)) pieces[name] = text;
+  // The output map: one box per warpgroup tile, or 128-byte swizzled boxes (tma_swizzled).
+  const bool swizzled = d.epilogue_store == design::EpilogueStore::kTmaSwizzled;
+  pieces["out_box_doc"] = swizzled ? "128-byte boxes (kBoxCols columns) with the copy engine's 128-byte swizzle"
+                                   : "kBN boxes without swizzle";
+  pieces["out_box_cols"] = swizzled ? "static_cast<cuuint32_t>(kBoxCols)" : "static_cast<cuuint32_t>(kBN)";
+  pieces["out_swizzle"] = swizzled ? "CU_TENSOR_MAP_SWIZZLE_128B" : "CU_TENSOR_MAP_SWIZZLE_NONE";
   if (!later_axes(d)) {
     s << fill_markers(std::string(kHead) + kGemmGrid + kTail, pieces);
     return s.str();

@@ -75,8 +75,8 @@ struct Names<Raster> {
 };
 template <>
 struct Names<EpilogueStore> {
-  static constexpr std::array<std::pair<EpilogueStore, const char*>, 2> table{
-      {{EpilogueStore::kDirect, "direct"}, {EpilogueStore::kTma, "tma"}}};
+  static constexpr std::array<std::pair<EpilogueStore, const char*>, 3> table{
+      {{EpilogueStore::kDirect, "direct"}, {EpilogueStore::kTma, "tma"}, {EpilogueStore::kTmaSwizzled, "tma_swizzled"}}};
 };
 template <>
 struct Names<BiasLoad> {

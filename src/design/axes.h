@@ -91,8 +91,13 @@ enum class Scale { kNone, kAlpha };
 //     tile in L2).
 enum class Raster { kNMajor, kMMajor };
 // 15. Epilogue store: kDirect = each thread stores its accumulators with ordinary stores;
-//     kTma = the warpgroup's tile is staged in shared memory and stored with one bulk tensor copy.
-enum class EpilogueStore { kDirect, kTma };
+//     kTma = the warpgroup's tile is staged in shared memory and stored with one bulk tensor copy;
+//     kTmaSwizzled = the same, staged as 128-byte-swizzled boxes of 128-byte rows (the copy
+//     engine's SWIZZLE_128B) so the staging writes are free of shared-memory bank conflicts, one
+//     bulk copy per box.
+enum class EpilogueStore { kDirect, kTma, kTmaSwizzled };
+// A bulk-store epilogue (kTma or kTmaSwizzled): the tile leaves through the copy engine.
+inline bool is_bulk_store(EpilogueStore e) { return e != EpilogueStore::kDirect; }
 // 18 (listed after cluster). Bias load: kGlobal = the epilogue reads the bias with ordinary
 //     loads; kTma = the producer copies the block's bias slice into shared memory with one bulk
 //     tensor copy, so the kernel issues no ordinary global load at all (as nvjet's kernels do).

@@ -49,8 +49,9 @@ std::int64_t hopper_shared_bytes(const DesignPoint& d) {
   // the bias slice (128-byte aligned for the copy engine) and its mbarrier
   if (d.bias_load == BiasLoad::kTma) ring += 128 + std::int64_t(d.tile.n) * e + 8;
   // a persistent block's bulk-store tile has a buffer of its own (the ring is refilled meanwhile)
-  if (d.schedule == Schedule::kPersistent && d.epilogue_store == EpilogueStore::kTma) {
-    ring += 128 + std::int64_t(d.tile.m) * d.tile.n * e;
+  // (1024-byte aligned when swizzled: the copy engine's 128-byte swizzle repeats every 1024 bytes)
+  if (d.schedule == Schedule::kPersistent && is_bulk_store(d.epilogue_store)) {
+    ring += (d.epilogue_store == EpilogueStore::kTmaSwizzled ? 1024 : 128) + std::int64_t(d.tile.m) * d.tile.n * e;
   }
   return (ring + 1023) / 1024 * 1024 + 1024;  // the ring is 1024-byte aligned inside the dynamic allocation
 }
@@ -181,7 +182,7 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
     fail("cuda-shared-capacity", cat(hopper_shared_bytes(d), " bytes of shared memory per block exceed the H200's ",
                                      kH200SharedPerBlock, " (", d.stages, " stages of ", t.m, "+", t.n, " rows)"));
   }
-  if (d.epilogue_store == EpilogueStore::kTma) {
+  if (is_bulk_store(d.epilogue_store)) {
     if ((op.kind == ops::OpKind::conv1d || op.kind == ops::OpKind::conv2d)) {
       fail("hopper-epilogue", "a convolution's output is channels first, not the [M][N] tile a bulk store writes");
     } else if ((f.shape.n * e) % 16 != 0) {
@@ -189,6 +190,9 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
     } else if (d.schedule == Schedule::kGrid && t.n > d.stages * t.k) {  // persistent: a buffer of its own
       fail("hopper-epilogue", cat("the staged output tile (n ", t.n, ") must fit the A ring it reuses (", d.stages,
                                   " stages x k ", t.k, ")"));
+    } else if (d.epilogue_store == EpilogueStore::kTmaSwizzled && (std::int64_t(t.n) * e) % 128 != 0) {
+      fail("hopper-epilogue", cat("epilogue_store tma_swizzled stages 128-byte boxes: tile n ", t.n, " x ", e,
+                                  " bytes is not a multiple of 128"));
     }
   }
   if (d.bias_load == BiasLoad::kTma && !op.has_bias()) {
@@ -224,7 +228,7 @@ const std::vector<std::pair<std::string, std::string>>& hopper_rule_descriptions
       {"hopper-split-k", "Hopper: split_k 1..64, at most the number of k-tiles, with the direct epilogue when > 1"},
       {"hopper-schedule", "Hopper: schedule persistent with bias_load global and cluster 1x1"},
       {"hopper-tf32-round", "Hopper: tf32_round shared for tf32 designs only"},
-      {"hopper-epilogue", "Hopper: a bulk-store epilogue needs a [M][N] output with 16-byte rows and fits the A ring (grid schedule)"},
+      {"hopper-epilogue", "Hopper: a bulk-store epilogue needs a [M][N] output with 16-byte rows and fits the A ring (grid schedule); tma_swizzled needs tile n x element size a multiple of 128 bytes"},
       {"hopper-bias", "Hopper: bias_load tma only for an op with a bias"},
       {"hopper-cluster", "Hopper: cluster m, n in {1, 2, 4}, m x n <= 8"},
       {"hopper-grid", "Hopper: batch x split_k <= 65535 (grid z)"},

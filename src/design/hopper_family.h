@@ -11,7 +11,8 @@
 //                    multiple of 32 in 32..256), k = one 128-byte row (64 bf16/fp16, 32 tf32)
 //   pipeline_stages  2..8, bounded by shared memory
 //   raster           n_major | m_major: which tile index consecutive blocks walk
-//   epilogue_store   direct (ordinary stores) | tma (the tile goes out by one bulk copy)
+//   epilogue_store   direct (ordinary stores) | tma (the tile goes out by one bulk copy) |
+//                    tma_swizzled (staged as 128-byte-swizzled boxes: no bank conflicts)
 //   cluster          m x n blocks, 1, 2 or 4 each, at most 8 (portable cluster size)
 //   bias_load        global (the epilogue's ordinary loads) | tma (one bulk copy of the block's
 //                    bias slice into shared memory); ops with a bias only

@@ -152,6 +152,22 @@ std::optional<CheckOutcome> source_check_of(const std::vector<gpu::CheckRecord>&
 }
 
 std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& batch) {
+  // One profile job takes one repeat count: a batch that mixes counts (confirmations of
+  // candidates whose screening kept different numbers of profiles) is split into one job per
+  // count, so that no candidate gets fewer profiles than it asked for.
+  for (const Candidate& c : batch) {
+    if (c.repeats == batch.front().repeats) continue;
+    std::map<int, std::vector<std::size_t>> by_count;
+    for (std::size_t i = 0; i < batch.size(); ++i) by_count[batch[i].repeats].push_back(i);
+    std::vector<Evaluation> out(batch.size());
+    for (const auto& [count, members] : by_count) {
+      std::vector<Candidate> part;
+      for (const std::size_t i : members) part.push_back(batch[i]);
+      const auto evals = evaluate(part);
+      for (std::size_t j = 0; j < members.size(); ++j) out[members[j]] = evals[j];
+    }
+    return out;
+  }
   const fs::path dir = fs::path(work_dir_) / ("round-" + std::to_string(++round_));
   std::vector<std::string> sources, op_files, op_names;
   stage(batch, dir.string(), sources, op_files, op_names);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 
 #include "codegen_testbed.h"
@@ -69,6 +70,13 @@ std::vector<DesignPoint> later_designs() {
       with(s[2], {"split_k=2", "tf32_round=shared"}),
       with(hopper(ops::make_linear("lin.tf32", PrecisionPath::tf32, 77, 96, 72, false), 384),
            {"tf32_round=shared", "register_split=setmaxnreg", "wgmma_in_flight=2"}),
+      // the swizzled bulk-store epilogue: pi0-2's persistent candidate, a grid-schedule fp16
+      // matmul (the tile reuses the A ring) and a tf32 linear (32-column boxes)
+      with(s[0], {"tile=128x256x64", "register_split=setmaxnreg", "schedule=persistent", "pipeline_stages=3",
+                  "epilogue_store=tma_swizzled", "bias_load=global"}),
+      with(s[1], {"epilogue_store=tma_swizzled"}),
+      with(hopper(ops::make_linear("lin.tf32.bias", PrecisionPath::tf32, 77, 96, 72, true), 384),
+           {"epilogue_store=tma_swizzled", "schedule=persistent", "bias_load=global"}),
   };
 }
 
@@ -105,7 +113,7 @@ TEST(HopperSample, CoversEveryValueOfTheFamilysAxes) {
     if (d.tf32_round == design::Tf32Round::kShared) seen.insert("tf32_round=shared " + ops::to_string(d.op.kind));
   }
   for (const char* v : {"stages=3", "stages=5", "raster=m_major", "raster=n_major", "epilogue=tma", "epilogue=direct",
-                        "cluster=2x1", "cluster=1x2", "precision=bf16", "precision=fp16", "precision=tf32", "op=linear",
+                        "epilogue=tma_swizzled", "cluster=2x1", "cluster=1x2", "precision=bf16", "precision=fp16", "precision=tf32", "op=linear",
                         "op=matmul", "op=conv1d", "op=conv2d", "bias=tma", "bias=global", "register_split=setmaxnreg",
                         "register_split=none", "in_flight=1", "in_flight=2", "schedule=grid", "schedule=persistent",
                         "split_k=1", "split_k>1", "split_k>1 linear", "split_k>1 conv1d", "tf32_round=shared conv1d",
@@ -213,6 +221,68 @@ TEST(HopperEmit, LaterAxesReachTheKernel) {
     const auto fence = lin.find("fence.proxy.async.shared::cta;\" ::: \"memory\");\n        asm volatile(\"bar.sync 1");
     EXPECT_NE(fence, std::string::npos);
     EXPECT_LT(fence, lin.find("wgmma.fence.sync.aligned", fence));
+  }
+}
+
+TEST(HopperEmit, SwizzledEpilogueStagesBoxesTheCopyEngineUnswizzles) {
+  const auto later = later_designs();
+  const std::string persistent = emit_cuda(later[9]);
+  // 128-byte boxes with SWIZZLE_128B in the output map, one bulk copy per box, a 1024-byte
+  // aligned staging tile (the swizzle pattern repeats every 1024 bytes)
+  EXPECT_NE(persistent.find("constexpr int kBoxCols = 128 / static_cast<int>(sizeof(elem_t));"), std::string::npos);
+  EXPECT_NE(persistent.find("const cuuint32_t box[3] = {static_cast<cuuint32_t>(kBoxCols), 64, 1};"), std::string::npos);
+  EXPECT_NE(persistent.find("CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE"), std::string::npos);
+  EXPECT_NE(persistent.find("alignas(1024) elem_t epi[kConsumers * 64 * kBN];"), std::string::npos);
+  EXPECT_NE(persistent.find("for (int b = 0; b < kBN / kBoxCols; ++b)"), std::string::npos);
+  EXPECT_NE(persistent.find("const int chunk = (byte >> 4) ^ (row & 7);"), std::string::npos);
+  // persistent: the wait for the previous copies precedes the rewrite, and the block waits for
+  // its last copies before it exits
+  const auto wait = persistent.find("if (t == 0) asm volatile(\"cp.async.bulk.wait_group.read 0;\"");
+  ASSERT_NE(wait, std::string::npos);
+  EXPECT_LT(wait, persistent.find("elem_t* tile = s.epi + c * 64 * kBN;"));
+  EXPECT_NE(persistent.find("the last tile's copies must have read shared memory"), std::string::npos);
+  EXPECT_EQ(persistent.find("@@"), std::string::npos);
+  // the grid schedule stages in the A ring; unswizzled designs keep their box and swizzle
+  const std::string grid = emit_cuda(later[10]);
+  EXPECT_NE(grid.find("elem_t* tile = reinterpret_cast<elem_t*>(&s.a[0][0]) + c * 64 * kBN;"), std::string::npos);
+  EXPECT_NE(grid.find("CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE"), std::string::npos);
+  const std::string plain = emit_cuda(seeds()[0]);
+  EXPECT_NE(plain.find("const cuuint32_t box[3] = {static_cast<cuuint32_t>(kBN), 64, 1};"), std::string::npos);
+  EXPECT_EQ(plain.find("SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE"), std::string::npos);
+  EXPECT_EQ(plain.find("kBoxCols"), std::string::npos);
+}
+
+TEST(HopperEmit, SwizzledStagingAddressesAreABijectionWithoutBankConflicts) {
+  // The staging address the swizzled epilogue computes (the emitted expression, restated), for
+  // bf16 and fp32 tiles: every element of a 64 x n tile gets its own slot, and each store a warp
+  // issues (fixed j, h, e) touches each 4-byte bank at most once for 2-byte elements (at most
+  // twice for 4-byte ones), where the unswizzled layout of a 512-byte row is 8-way.
+  for (int elem : {2, 4}) {
+    const int box_cols = 128 / elem, n = 256;
+    std::set<int> slots;
+    int worst = 0, worst_plain = 0;
+    for (int warp = 0; warp < 4; ++warp)
+      for (int j = 0; j < n / 8; ++j)
+        for (int h = 0; h < 2; ++h)
+          for (int e = 0; e < 2; ++e) {
+            std::map<int, std::set<int>> words_per_bank, plain_words_per_bank;
+            for (int lane = 0; lane < 32; ++lane) {
+              const int row = warp * 16 + lane / 4 + 8 * h, col = 8 * j + 2 * (lane % 4) + e;
+              const int box = col / box_cols, byte = (col % box_cols) * elem;
+              const int chunk = (byte >> 4) ^ (row & 7);
+              const int at = box * 64 * box_cols + row * box_cols + ((chunk << 4) | (byte & 15)) / elem;
+              EXPECT_TRUE(slots.insert(at).second) << "slot " << at << " taken twice";
+              words_per_bank[(at * elem / 4) % 32].insert(at * elem / 4);
+              plain_words_per_bank[((row * n + col) * elem / 4) % 32].insert((row * n + col) * elem / 4);
+            }
+            for (const auto& [bank, words] : words_per_bank) worst = std::max(worst, static_cast<int>(words.size()));
+            for (const auto& [bank, words] : plain_words_per_bank)
+              worst_plain = std::max(worst_plain, static_cast<int>(words.size()));
+          }
+    EXPECT_EQ(slots.size(), static_cast<std::size_t>(64 * n));
+    EXPECT_EQ(*slots.rbegin(), 64 * n - 1);
+    EXPECT_LE(worst, elem == 2 ? 1 : 2) << elem << "-byte elements";
+    EXPECT_EQ(worst_plain, 8) << elem << "-byte elements, unswizzled";
   }
 }
 
