@@ -132,6 +132,14 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
       fail("hopper-registers", cat("tile n ", t.n, " needs ", t.n / 2, " accumulator registers per thread + 32; a consumer "
                                    "thread of a block of ", f.block_size, " threads has ", budget, " (register_split ",
                                    to_string(d.register_split), ")"));
+    } else if (d.epilogue_store == EpilogueStore::kTmaSwizzled && t.n / 2 + t.n / 4 + 48 > budget) {
+      // The swizzled staging addresses take registers beside the accumulators, more as n grows
+      // (ptxas 13.0, pi0-2's designs: n 256 with 232 registers spills 88 bytes, n 192 with 168
+      // spills 32; n 192 with 232 and n 128 with 168 spill none). Spills are read back through
+      // L1, which no bulk-copy kernel otherwise touches (L1 hit 77 % against the reference's 0).
+      fail("hopper-registers", cat("tile n ", t.n, " with epilogue_store tma_swizzled needs ", t.n / 2, " accumulators + ",
+                                   t.n / 4 + 48, " registers for the staging addresses; a consumer thread of a block of ",
+                                   f.block_size, " threads has ", budget, " (register_split ", to_string(d.register_split), ")"));
     } else if (t.n / 2 + 26 > hopper_entry_registers(f.block_size)) {
       // ptxas fits each wgmma instruction within the kernel's register cap, whatever setmaxnreg
       // gives later (measured: m64n224k16 at 512 threads asks for 138 of 128 and aborts).
@@ -222,7 +230,7 @@ const std::vector<std::pair<std::string, std::string>>& hopper_rule_descriptions
       {"hopper-tile", "Hopper tile: m = 64 x consumers, n a multiple of 32 in 32..256, k one 128-byte row"},
       {"hopper-fixed", "Hopper: the other axes at their fixed values (docs/design-space.md)"},
       {"hopper-register-split", "Hopper: register_split setmaxnreg needs 2 or 3 consumer warpgroups (block 384 or 512)"},
-      {"hopper-registers", "Hopper: n / 2 accumulators + 32 registers per consumer thread fit 65536 / block (at most 255), or what setmaxnreg gives a consumer; one wgmma (n / 2 + 26) fits the kernel's starting registers"},
+      {"hopper-registers", "Hopper: n / 2 accumulators + 32 registers per consumer thread fit 65536 / block (at most 255), or what setmaxnreg gives a consumer (n / 2 + n / 4 + 48 with epilogue_store tma_swizzled); one wgmma (n / 2 + 26) fits the kernel's starting registers"},
       {"hopper-stages", "Hopper: pipeline_stages 2..8"},
       {"hopper-in-flight", "Hopper: wgmma_in_flight 1..2, fewer than pipeline_stages"},
       {"hopper-split-k", "Hopper: split_k 1..64, at most the number of k-tiles, with the direct epilogue when > 1"},
