@@ -355,6 +355,43 @@ std::optional<DesignPoint> seed_hopper(const ops::OpSpec& op, int block_size, co
       } else {
         p.note += "; not used: not a wgmma N of this family (a multiple of 32 in 32..256 that fits)";
       }
+    } else if (p.key == "launch_blocks") {
+      // One block per SM over more output tiles than blocks, even at the family's largest tile:
+      // each block walks several tiles, i.e. a persistent kernel. Its seed is the family's
+      // persistent configuration measured best on the H200 (pi0-2, docs/design-space.md): the
+      // producer's registers to the consumers, the swizzled bulk-store epilogue, the widest n
+      // that holds its accumulators without spilling, and the raster that shares the operand
+      // with more tiles in L2.
+      const std::int64_t blocks = std::atoll(p.value.c_str());
+      const std::int64_t tiles = (d.fixed.shape.m + d.tile.m - 1) / d.tile.m * ((d.fixed.shape.n + 255) / 256) *
+                                 std::max<std::int64_t>(1, d.fixed.shape.batch);
+      if (tiles <= blocks) {
+        p.note += cat("; not used: ", tiles, " output tiles at n 256 need no more blocks than that");
+        continue;
+      }
+      DesignPoint c = d;
+      c.schedule = Schedule::kPersistent;
+      c.bias_load = BiasLoad::kGlobal;
+      c.cluster = {};
+      if (hopper_consumers(c) >= 2) c.register_split = RegisterSplit::kSetMaxNReg;
+      if (is_bulk_store(c.epilogue_store)) c.epilogue_store = EpilogueStore::kTmaSwizzled;
+      const std::int64_t tiles_m = (c.fixed.shape.m + c.tile.m - 1) / c.tile.m;
+      std::optional<DesignPoint> chosen;
+      for (int n = 256; n >= 64 && !chosen; n -= 32) {
+        DesignPoint t = c;
+        t.tile.n = n;
+        t.raster = tiles_m < (t.fixed.shape.n + n - 1) / n ? Raster::kMMajor : Raster::kNMajor;
+        if (!can_implement(t)) chosen = t;
+      }
+      if (chosen) {
+        d = *chosen;
+        p.used = true;
+        p.note += cat("; used: ", tiles, "+ output tiles for ", blocks, " blocks, so schedule persistent (tile n ", d.tile.n,
+                      ", register_split ", to_string(d.register_split), ", epilogue_store ", to_string(d.epilogue_store),
+                      ", raster ", to_string(d.raster), ")");
+      } else {
+        p.note += "; not used: no persistent design of the family is valid here";
+      }
     } else {
       p.note += "; not used: the Hopper family has no axis for it";
     }

@@ -436,7 +436,19 @@ DesignPoint seed_from_reference(const std::string& path, bool served_op) {
     kernel_name = ref.at("kernel").at("name").get<std::string>();
   std::string why_not;
   if (engine == EngineClass::kTensorCore && hopper_kernel_name(kernel_name) && !op.is_transform()) {
-    if (auto h = seed_hopper(op, block, name, kernel_name, confirmed_name_properties(ref, path), &why_not)) return *h;
+    std::vector<KernelNameFact> facts = confirmed_name_properties(ref, path);
+    // One block per SM of the profiled GPU: a persistent launch when the output has more tiles
+    // than that (seed_hopper decides, knowing the family's tiles).
+    if (ref.contains("platform") && ref.at("platform").contains("sm_count") && ref.contains("signature") &&
+        ref.at("signature").contains("launch") && ref.at("signature").at("launch").contains("grid_size")) {
+      const long long sms = int_member(ref.at("platform"), "sm_count", path, "platform.");
+      const long long blocks = int_member(ref.at("signature").at("launch"), "grid_size", path, "signature.launch.");
+      if (sms > 0 && blocks == sms) {
+        facts.push_back({"launch_blocks", std::to_string(blocks), false,
+                         "the launch has one block per SM (" + std::to_string(blocks) + " of " + std::to_string(sms) + ")"});
+      }
+    }
+    if (auto h = seed_hopper(op, block, name, kernel_name, facts, &why_not)) return *h;
   }
   DesignPoint d = seed_design(op, engine, block, name, path, confirmed_name_properties(ref, path));
   if (!why_not.empty()) d.from_kernel_name.push_back({"family", "hopper", false, "sm90 kernel; the Hopper family cannot implement it: " + why_not});
