@@ -90,8 +90,14 @@ uint64_t Cache::request(uint64_t cycle, uint64_t addr, bool write) {
     } else {
       ++stats_.write_misses;
     }
-    next_->request(t + latency_, addr, true);
-    return t + 1;
+    // The bank holds the write until the next level takes it (a full memory queue stalls the
+    // bank, and the requester behind it).
+    const uint64_t taken = next_->request(t + latency_, addr, true);
+    const uint64_t out = std::max(t + 1, taken - std::min<uint64_t>(taken, latency_));
+    bank = out;
+    // To the requester: the cycle after it asked, plus what the next level made it wait (a
+    // store instruction's lanes going through one bank in turn do not hold the LSU).
+    return cycle + 1 + (out - (t + 1));
   }
   ++stats_.reads;
   // A miss to a line still being filled waits for that fill (the MSHR merges it).

@@ -8,38 +8,88 @@
 
 namespace vxsynth::vxsim::timing {
 
-FixedLatencyMemory::FixedLatencyMemory(uint32_t banks, uint32_t line, uint32_t latency, uint32_t cycles_per_line)
-    : line_(line),
-      line_shift_(std::has_single_bit(line) ? static_cast<uint32_t>(std::countr_zero(line)) : 0),
-      latency_(latency), cycles_per_line_(std::max<uint32_t>(1, cycles_per_line)), bank_free_(banks, 0) {}
+namespace {
+uint32_t log2_of(uint32_t v) { return static_cast<uint32_t>(std::countr_zero(std::max<uint32_t>(1, v))); }
+}  // namespace
+
+FixedLatencyMemory::FixedLatencyMemory(const Shape& shape)
+    : shape_(shape),
+      line_shift_(std::has_single_bit(shape.line) ? static_cast<uint32_t>(std::countr_zero(shape.line)) : 0),
+      channel_bits_(log2_of(shape.channels)),
+      row_bits_(log2_of(shape.row_lines)),
+      dram_bank_bits_(log2_of(shape.dram_banks)) {
+  shape_.cycles_per_line = std::max<uint32_t>(1, shape_.cycles_per_line);
+  channels_.resize(std::max<uint32_t>(1, shape_.channels));
+  reset();
+}
 
 void FixedLatencyMemory::reset() {
-  std::fill(bank_free_.begin(), bank_free_.end(), 0);
+  for (Channel& c : channels_) {
+    c.bus_free = 0;
+    c.bank_ready.assign(size_t{1} << dram_bank_bits_, 0);
+    c.open_row.assign(size_t{1} << dram_bank_bits_, 0);
+    c.starts.assign(shape_.queue, 0);
+    c.head = 0;
+  }
   stats_ = MemoryStats{};
 }
 
 uint64_t FixedLatencyMemory::request(uint64_t cycle, uint64_t addr, bool write) {
-  const uint64_t block = line_shift_ != 0 ? addr >> line_shift_ : addr / line_;
-  uint64_t& free = bank_free_[block & (bank_free_.size() - 1)];
-  const uint64_t start = std::max(cycle, free);
-  stats_.bank_stalls += start - cycle;
-  free = start + cycles_per_line_;
-  stats_.busy_cycles += cycles_per_line_;
+  const uint64_t block = line_shift_ != 0 ? addr >> line_shift_ : addr / shape_.line;
+  Channel& ch = channels_[block & (channels_.size() - 1)];
+  // Within the channel: the line's column in its row, then the DRAM bank, then the row.
+  const uint64_t in_channel = block >> channel_bits_;
+  const uint64_t bank_row = in_channel >> row_bits_;
+  const size_t bank = bank_row & ((uint64_t{1} << dram_bank_bits_) - 1);
+  const uint64_t row = (bank_row >> dram_bank_bits_) + 1;
+  // Room in the channel's queue: the request `queue` places ahead must have started.
+  uint64_t accept = cycle;
+  if (!ch.starts.empty()) {
+    accept = std::max(accept, ch.starts[ch.head]);
+    stats_.queue_stalls += accept - cycle;
+  }
+  uint64_t start;
+  if (ch.open_row[bank] == row) {
+    start = std::max({accept, ch.bus_free, ch.bank_ready[bank]});
+  } else {
+    ++stats_.row_misses;
+    ch.open_row[bank] = row;
+    start = std::max(std::max(accept, ch.bank_ready[bank]) + shape_.row_miss_cycles, ch.bus_free);
+  }
+  stats_.bank_stalls += start - accept;
+  ch.bus_free = start + shape_.cycles_per_line;
+  ch.bank_ready[bank] = ch.bus_free;
+  stats_.busy_cycles += shape_.cycles_per_line;
+  if (!ch.starts.empty()) {
+    ch.starts[ch.head] = start;
+    ch.head = ch.head + 1 == ch.starts.size() ? 0 : ch.head + 1;
+  }
   if (write) {
     ++stats_.writes;
-    stats_.bytes_written += line_;
-    return start + 1;
+    stats_.bytes_written += shape_.line;
+    return std::max(cycle + 1, accept);
   }
   ++stats_.reads;
-  stats_.bytes_read += line_;
-  const uint64_t done = start + latency_;
+  stats_.bytes_read += shape_.line;
+  // `latency` is the unloaded request-to-response time (opening a row included); under load a
+  // response cannot come before its data has crossed the bus.
+  const uint64_t done = std::max(accept + shape_.latency, start + shape_.cycles_per_line);
   stats_.read_latency += done - cycle;
   return done;
 }
 
 std::unique_ptr<MemoryModel> make_memory_model(const std::string& name, const TimingParams& p) {
   if (name == "fixed") {
-    return std::make_unique<FixedLatencyMemory>(p.mem_banks, p.mem_line, p.mem_latency, p.mem_cycles_per_line);
+    FixedLatencyMemory::Shape shape;
+    shape.channels = p.mem_banks;
+    shape.line = p.mem_line;
+    shape.latency = p.mem_latency;
+    shape.cycles_per_line = p.mem_cycles_per_line;
+    shape.dram_banks = p.mem_dram_banks;
+    shape.row_lines = p.mem_row_lines;
+    shape.row_miss_cycles = p.mem_row_miss_cycles;
+    shape.queue = p.mem_queue;
+    return std::make_unique<FixedLatencyMemory>(shape);
   }
   throw InputError("timing", "memory model", "unknown memory model '" + name + "' (known: fixed)");
 }

@@ -28,6 +28,8 @@ struct MemoryStats {
   uint64_t read_latency = 0;  // summed request-to-response cycles of reads
   uint64_t bank_stalls = 0;   // cycles requests waited for a busy bank
   uint64_t busy_cycles = 0;   // summed bank occupancy (utilisation = busy / (banks * cycles))
+  uint64_t row_misses = 0;    // requests whose DRAM bank had another row open (or none)
+  uint64_t queue_stalls = 0;  // cycles requests waited for room in a full channel queue
 };
 
 class MemoryModel : public MemLevel {
@@ -38,23 +40,44 @@ class MemoryModel : public MemLevel {
   virtual uint32_t banks() const = 0;
 };
 
-// Banks interleaved by line; each bank serves one line per `cycles_per_line`, and a read
-// returns `latency` cycles after its bank took it.
+// Channels ("banks", Vortex's PLATFORM_MEMORY_NUM_BANKS) interleaved by line, each a DRAM
+// channel with `dram_banks` banks that keep one row open (rows of `row_lines` lines of the
+// channel). A request whose row is open uses the channel's data bus for `cycles_per_line`; one
+// whose bank has another row open first waits `row_miss_cycles` for its bank (precharge and
+// activate: banks overlap these, the bus does not), so scattered lines cost far more than a
+// stream, as in SimX's HBM2 behind Ramulator 2. Requests are served in arrival order per
+// channel; at most `queue` of them wait in a channel (0: no limit): a further request, read or
+// write, is accepted only when the oldest waiting one starts, and a write's result is that
+// acceptance cycle, so a writer behind a full queue waits. A read returns `latency` cycles
+// after its data left the bus. With dram_banks = 1, row_miss_cycles = 0 and queue = 0 this is
+// a plain latency-and-bandwidth model.
 class FixedLatencyMemory : public MemoryModel {
  public:
-  FixedLatencyMemory(uint32_t banks, uint32_t line, uint32_t latency, uint32_t cycles_per_line);
+  struct Shape {
+    uint32_t channels = 2, line = 64, latency = 60, cycles_per_line = 2;
+    uint32_t dram_banks = 1, row_lines = 32, row_miss_cycles = 0, queue = 0;
+  };
+  explicit FixedLatencyMemory(const Shape& shape);
+  FixedLatencyMemory(uint32_t banks, uint32_t line, uint32_t latency, uint32_t cycles_per_line)
+      : FixedLatencyMemory(Shape{banks, line, latency, cycles_per_line}) {}
   uint64_t request(uint64_t cycle, uint64_t addr, bool write) override;
   const MemoryStats& stats() const override { return stats_; }
   void reset() override;
   std::string name() const override { return "fixed"; }
-  uint32_t banks() const override { return static_cast<uint32_t>(bank_free_.size()); }
+  uint32_t banks() const override { return shape_.channels; }
 
  private:
-  uint32_t line_;
-  uint32_t line_shift_;  // log2(line_) when line_ is a power of two, else 0 (divide)
-  uint32_t latency_;
-  uint32_t cycles_per_line_;
-  std::vector<uint64_t> bank_free_;
+  struct Channel {
+    uint64_t bus_free = 0;
+    std::vector<uint64_t> bank_ready;    // per DRAM bank: cycle it can serve a column access
+    std::vector<uint64_t> open_row;      // row number + 1, 0 = none
+    std::vector<uint64_t> starts;        // ring: start cycles of the last `queue` requests
+    size_t head = 0;
+  };
+  Shape shape_;
+  uint32_t line_shift_;  // log2(line) when line is a power of two, else 0 (divide)
+  uint32_t channel_bits_, row_bits_, dram_bank_bits_;
+  std::vector<Channel> channels_;
   MemoryStats stats_;
 };
 

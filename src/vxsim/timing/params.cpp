@@ -73,6 +73,10 @@ const std::vector<TimingParams::Entry>& TimingParams::entries() {
       {"mem_latency", &P::mem_latency, "memory request-to-response latency"},
       {"mem_cycles_per_line", &P::mem_cycles_per_line, "cycles a memory bank is busy per line"},
       {"mem_line", &P::mem_line, "memory block bytes"},
+      {"mem_dram_banks", &P::mem_dram_banks, "DRAM banks per memory channel (one open row each)"},
+      {"mem_row_lines", &P::mem_row_lines, "lines per DRAM row of a channel"},
+      {"mem_row_miss_cycles", &P::mem_row_miss_cycles, "cycles to open a row (precharge + activate)"},
+      {"mem_queue", &P::mem_queue, "requests waiting per memory channel before requesters wait (0: no limit)"},
   };
   return table;
 }
@@ -156,6 +160,8 @@ void TimingParams::resolve(const Config& config) {
   pow2("l2_banks", l2_banks);
   pow2("mem_banks", mem_banks);
   pow2("mem_line", mem_line);
+  pow2("mem_dram_banks", mem_dram_banks);
+  pow2("mem_row_lines", mem_row_lines);
   positive("ibuf_size", ibuf_size);
   positive("icache_mshr", icache_mshr);
   positive("dcache_mshr", dcache_mshr);

@@ -64,11 +64,17 @@ struct TimingParams {
   uint32_t l2_banks = 0;          // derived: min(sockets * memory ports, 16)
   uint32_t l2_mshr = 16;
   uint32_t l2_latency = 2;
-  // Memory behind the caches (memory model "fixed": a latency and per-bank bandwidth).
+  // Memory behind the caches (memory model "fixed": a latency, per-channel bandwidth, a bounded
+  // queue per channel, optional DRAM banks with open rows; off by default: mem_dram_banks = 1).
   uint32_t mem_banks = 2;         // PLATFORM_MEMORY_NUM_BANKS, interleaved by line
-  uint32_t mem_latency = 60;      // request to response, cycles (calibrated to SimX's HBM2)
-  uint32_t mem_cycles_per_line = 2; // a bank's occupancy per 64-byte line
+  uint32_t mem_latency = 45;      // unloaded request to response, cycles (calibrated to SimX's HBM2)
+  uint32_t mem_cycles_per_line = 9; // a channel's occupancy per 64-byte line (calibrated: SimX's
+                                    // ~4.5-6 cycles per scattered line at 32 threads over 2 channels)
   uint32_t mem_line = 64;         // MEM_BLOCK_SIZE
+  uint32_t mem_dram_banks = 1;    // DRAM banks per channel, each with one open row
+  uint32_t mem_row_lines = 32;    // lines per DRAM row of a channel
+  uint32_t mem_row_miss_cycles = 0; // precharge + activate before a request to a closed row
+  uint32_t mem_queue = 16;        // requests waiting per channel before a requester waits (0: no limit)
 
   // Fills the derived (0) parameters from the machine shape; checks every value.
   void resolve(const Config& config);

@@ -104,6 +104,9 @@ std::vector<InsnTiming> build_insn_timing() {
     if (mn == "lw" || mn == "flw" || mn == "lr.w") t.access_size = 4;
     if (mn == "lh" || mn == "lhu") t.access_size = 2;
     if (mn == "lb" || mn == "lbu") t.access_size = 1;
+    // SimX's LSU treats every atomic but LR as a write (func_unit.cpp: is_write = amo_type !=
+    // LR): it does not wait for the response. LR is a load.
+    if (mn == "lr.w") t.special = Special::kLoad;
     if (mn == "bar") t.special = Special::kBar;
     if (mn == "wspawn") t.special = Special::kWspawn;
     if (mn == "fence") { t.fu = kLsu; t.lat = Lat::kLsu; t.special = Special::kFence; }
@@ -687,8 +690,9 @@ struct Vortex2Model::Impl {
     core.ctr.opc_stalls += op.opc_stalls;
     if (op.posts_job) core.job_posted = true;
     uint64_t complete = start + latency(ti.lat);
-    if (ti.fu == kLsu) complete = memory_access(core, w, op, ti, start);  // may wait for a queue slot
-    free = start + 1;
+    uint64_t hold = start + 1;
+    if (ti.fu == kLsu) complete = memory_access(core, w, op, ti, start, hold);  // may wait for a queue slot
+    free = hold;
     core.ctr.instrs += op.lanes;
     ++core.ctr.warp_issues;
     if (ti.fu == kTcu) {
@@ -715,10 +719,13 @@ struct Vortex2Model::Impl {
     }
   }
 
-  uint64_t memory_access(Core& core, Warp& w, const Op& op, const InsnTiming& ti, uint64_t& start) {
+  // The cycle the instruction's result is ready; `hold`: the cycle the LSU can take its next
+  // instruction (a store holds it until the data cache has taken its last request).
+  uint64_t memory_access(Core& core, Warp& w, const Op& op, const InsnTiming& ti, uint64_t& start, uint64_t& hold) {
+    hold = start + 1;
     if (ti.special == Special::kFence) return std::max(start, core.last_load_done) + 1;
-    const bool write = ti.special == Special::kStore;
-    const bool amo = ti.special == Special::kAmo;
+    // Stores and AMOs (SimX: a write; the warp does not wait for the response).
+    const bool write = ti.special == Special::kStore || ti.special == Special::kAmo;
     // SimX's LSU keeps at most lsu_queue loads outstanding; a further load (and everything
     // behind it in the LSU) waits for the oldest to return.
     uint64_t* slot = nullptr;
@@ -745,8 +752,7 @@ struct Vortex2Model::Impl {
       for (uint32_t i = 0; i < op.nblocks; ++i) {
         const uint32_t addr = w.blocks.front();
         w.blocks.pop_front();
-        uint64_t r = core.dcache->request(req + core.l1_extra, addr, write) + core.l1_extra;
-        if (amo) r = std::max(r, core.dcache->request(r, addr, true));
+        const uint64_t r = core.dcache->request(req + core.l1_extra, addr, write) + core.l1_extra;
         done = std::max(done, r);
       }
     }
@@ -761,7 +767,12 @@ struct Vortex2Model::Impl {
       }
       done = std::max(done, s + p.lmem_latency + op.lmem_cycles - 1);
     }
-    if (write) return start + 1;
+    if (write) {
+      // Without stalls the cache takes a request at req + l1_extra + 1 (+ l1_extra back).
+      const uint64_t unstalled = req + 2 * core.l1_extra + 1;
+      if (done > unstalled) hold = start + 1 + (done - unstalled);
+      return start + 1;
+    }
     *slot = done;
     const uint64_t complete = done + p.lsu_rsp_latency;
     core.last_load_done = std::max(core.last_load_done, complete);
@@ -1006,6 +1017,8 @@ TimingSummary& TimingSummary::operator+=(const TimingSummary& o) {
   memory.read_latency += o.memory.read_latency;
   memory.bank_stalls += o.memory.bank_stalls;
   memory.busy_cycles += o.memory.busy_cycles;
+  memory.row_misses += o.memory.row_misses;
+  memory.queue_stalls += o.memory.queue_stalls;
   memory_banks = std::max(memory_banks, o.memory_banks);
   l2_enabled |= o.l2_enabled;
   regions.insert(regions.end(), o.regions.begin(), o.regions.end());
@@ -1113,6 +1126,8 @@ Json timing_to_json(const TimingSummary& s, const TimingParams& params, const Co
                  {"bytes_per_cycle", ratio(bytes, s.cycles)},
                  {"latency_avg", ratio(s.memory.read_latency, s.memory.reads)},
                  {"bank_stalls", s.memory.bank_stalls},
+                 {"row_misses", s.memory.row_misses},
+                 {"queue_stalls", s.memory.queue_stalls},
                  {"bank_utilization", s.cycles == 0 || s.memory_banks == 0
                                           ? 0.0
                                           : ratio(s.memory.busy_cycles, s.cycles * s.memory_banks)}};
@@ -1159,8 +1174,9 @@ void print_timing_perf(std::ostream& out, const TimingSummary& s, uint32_t threa
   }
   emit("PERF: memory requests=%" PRIu64 " (reads=%" PRIu64 ", writes=%" PRIu64 "), bytes=%" PRIu64 "\n",
        s.memory.reads + s.memory.writes, s.memory.reads, s.memory.writes, s.memory.bytes_read + s.memory.bytes_written);
-  emit("PERF: memory latency=%d cycles, bank stalls=%" PRIu64 "\n",
-       static_cast<int>(ratio(s.memory.read_latency, s.memory.reads)), s.memory.bank_stalls);
+  emit("PERF: memory latency=%d cycles, bank stalls=%" PRIu64 ", row misses=%" PRIu64 ", queue stalls=%" PRIu64 "\n",
+       static_cast<int>(ratio(s.memory.read_latency, s.memory.reads)), s.memory.bank_stalls, s.memory.row_misses,
+       s.memory.queue_stalls);
   if (t.tcu_uops != 0) emit("PERF: tcu uops=%" PRIu64 " (%d%% of issues)\n", t.tcu_uops, percent(t.tcu_uops, t.warp_issues));
   if (s.cores.size() > 1) {
     for (size_t c = 0; c < s.cores.size(); ++c) {
