@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "refine/evaluation.h"
 #include "refine/vortex_signature.h"
+#include "vxsim/timing/params.h"
 
 namespace vxsynth::refine {
 
@@ -141,6 +142,13 @@ VortexSideStatus read_vortex_side(const fs::path& bench_dir) {
   }
   const Json design = read_json_file((bench_dir / "design.json").string());
   if (design.value("name", "") != v.value("design", "")) why.push_back("design.json is another design now");
+  // The cycles come from today's timing model (files before the field: revision 1).
+  const Json timing = v.contains("run") && v["run"].is_object() ? v["run"].value("timing", Json()) : Json();
+  const uint64_t revision = timing.is_object() ? timing.value("revision", uint64_t{1}) : uint64_t{1};
+  if (revision != vxsim::timing::kModelRevision) {
+    why.push_back("it ran on the timing model's revision " + std::to_string(revision) + ", today's is " +
+                  std::to_string(vxsim::timing::kModelRevision) + " (other cycles: docs/vxsim-timing.md)");
+  }
   // The values are what today's formulas give for the recorded counters.
   VortexSignatureOptions so;
   so.clock_mhz = v.value("clock_mhz", 200.0);

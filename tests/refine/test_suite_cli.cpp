@@ -387,6 +387,16 @@ TEST(SuiteCli, StaleVortexSideSignatureIsDetected) {
   fs::copy_file(from / "vortex" / "kernel.cpp", b / "vortex" / "kernel.cpp", fs::copy_options::overwrite_existing);
   EXPECT_EQ(read_vortex_side(b).stale, "");
 
+  // A file made by an earlier timing model (its cycles are another model's).
+  {
+    Json old = read_json_file((b / kVortexSignatureFile).string());
+    old["vortex_side"]["run"]["timing"]["revision"] = 1;
+    std::ofstream(b / kVortexSignatureFile) << old.dump(1);
+    EXPECT_NE(read_vortex_side(b).stale.find("timing model's revision 1"), std::string::npos) << read_vortex_side(b).stale;
+    fs::copy_file(from / kVortexSignatureFile, b / kVortexSignatureFile, fs::copy_options::overwrite_existing);
+    EXPECT_EQ(read_vortex_side(b).stale, "");
+  }
+
   // A re-lock that changed the CUDA side's signature.
   Json sig = read_json_file((b / "signature.json").string());
   sig["signature"]["occupancy"] = sig["signature"]["occupancy"].get<double>() + 7.5;

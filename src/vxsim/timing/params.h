@@ -15,6 +15,13 @@ struct Config;
 
 namespace vxsynth::vxsim::timing {
 
+// The timing model's revision, recorded in every timing JSON ("revision"): raised with every
+// change that moves cycles on purpose, so files made by an earlier model (the suite's
+// vortex-signature.json) can tell they are stale. 1: the model until 2026-12-01 (files
+// without the field); 2: issue 15's wide-warp calibration (memory's pace per line and queue,
+// AMOs as stores).
+inline constexpr uint32_t kModelRevision = 2;
+
 struct TimingParams {
   // Pipeline (SimX core: schedule -> fetch -> decode/ibuffer -> issue/scoreboard -> FU -> commit).
   uint32_t issue_width = 0;       // derived: ceil(warps / 16)

@@ -1105,6 +1105,7 @@ Json cache_json(const CacheStats& c) {
 Json timing_to_json(const TimingSummary& s, const TimingParams& params, const Config& config) {
   Json j;
   j["model"] = "vortex2";
+  j["revision"] = kModelRevision;
   j["cycles"] = s.cycles;
   j["instrs"] = s.total.instrs;
   j["ipc"] = ratio(s.total.instrs, s.cycles);
