@@ -151,16 +151,24 @@ std::optional<CheckOutcome> source_check_of(const std::vector<gpu::CheckRecord>&
   return out;
 }
 
+std::vector<std::vector<std::size_t>> group_by_repeats(const std::vector<Candidate>& batch) {
+  std::vector<std::vector<std::size_t>> groups;
+  std::map<int, std::size_t> group_of;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const auto [it, fresh] = group_of.emplace(batch[i].repeats, groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  return groups;
+}
+
 std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& batch) {
   // One profile job takes one repeat count: a batch that mixes counts (confirmations of
   // candidates whose screening kept different numbers of profiles) is split into one job per
   // count, so that no candidate gets fewer profiles than it asked for.
-  for (const Candidate& c : batch) {
-    if (c.repeats == batch.front().repeats) continue;
-    std::map<int, std::vector<std::size_t>> by_count;
-    for (std::size_t i = 0; i < batch.size(); ++i) by_count[batch[i].repeats].push_back(i);
+  if (const auto groups = group_by_repeats(batch); groups.size() > 1) {
     std::vector<Evaluation> out(batch.size());
-    for (const auto& [count, members] : by_count) {
+    for (const auto& members : groups) {
       std::vector<Candidate> part;
       for (const std::size_t i : members) part.push_back(batch[i]);
       const auto evals = evaluate(part);

@@ -42,6 +42,11 @@ class GpuEvaluator : public Evaluator {
 std::optional<CheckOutcome> source_check_of(const std::vector<gpu::CheckRecord>& checks, const std::string& candidate,
                                             const std::string& op);
 
+// The candidates of a batch grouped by the number of profiles they ask for (one profile job
+// takes one repeat count), in the order each count first appears; indices into the batch, each
+// group in batch order.
+std::vector<std::vector<std::size_t>> group_by_repeats(const std::vector<Candidate>& batch);
+
 // True when the Vortex kernel toolchain is on PATH (candidate checks can run here).
 bool vortex_toolchain_present();
 

@@ -326,6 +326,26 @@ int status_failed(const std::string& s) { return s == "failed" ? 7 : 0; }
 // each profiled launch). On 2026-12-02 every candidate of an H200 round was rejected with "not
 // profiled" although all its checks passed: the merge skipped every check because its starting
 // value already counted as a failure.
+TEST(GpuBatch, CandidatesAskingForDifferentProfileCountsGoToSeparateJobs) {
+  // Confirmations of candidates whose screening kept different numbers of profiles: each must
+  // get the count it asked for, so the batch becomes one profile job per count.
+  std::vector<Candidate> batch(6);
+  const int repeats[] = {2, 2, 1, 2, 3, 1};
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    batch[i].key = "k" + std::to_string(i);
+    batch[i].repeats = repeats[i];
+  }
+  const auto groups = group_by_repeats(batch);
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0], (std::vector<std::size_t>{0, 1, 3}));
+  EXPECT_EQ(groups[1], (std::vector<std::size_t>{2, 5}));
+  EXPECT_EQ(groups[2], (std::vector<std::size_t>{4}));
+  // A uniform batch stays one job; an empty one has none.
+  for (auto& c : batch) c.repeats = 3;
+  EXPECT_EQ(group_by_repeats(batch).size(), 1u);
+  EXPECT_TRUE(group_by_repeats({}).empty());
+}
+
 TEST(GpuSourceCheck, FirstNonPassingCheckDecidesAndPassingChecksPass) {
   auto rec = [](std::string cand, std::string op, std::string status, std::string msg, double worst) {
     gpu::CheckRecord c;
