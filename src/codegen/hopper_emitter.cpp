@@ -430,18 +430,26 @@ bool later_axes(const DesignPoint& d) {
          d.epilogue_store == design::EpilogueStore::kTmaSwizzled;
 }
 
-// The epilogue of epilogue_store tma_swizzled, to the end of the kernel: the warpgroup's 64 x kBN
-// tile is staged as kBN / kBoxCols boxes of 64 rows x 128 bytes in the layout of the copy engine's
-// SWIZZLE_128B (a row's 16-byte chunk j sits at chunk j ^ (row % 8)), so the eight rows a warp's
-// store touches fall in eight different bank groups instead of one (an unswizzled 64 x 256 bf16
-// tile has 512-byte rows: 8-way conflicts on every store); one bulk copy per box. Persistent: the
-// wait for the previous tile's copies to have read the buffer comes just before it is rewritten,
-// so the copies overlap the next tile's mainloop.
-std::string swizzled_epilogue(bool persistent, bool bias_tma, bool has_bias) {
+// The bulk-store epilogue (epilogue_store tma or tma_swizzled), to the end of the kernel: the
+// warpgroup's 64 x kBN tile staged in shared memory (the A ring under the grid schedule, a
+// buffer of its own when persistent), then stored by the copy engine.
+// - tma: one dense 64 x kBN box, one bulk copy; thread 0 waits for it to have read the tile.
+// - tma_swizzled: kBN / kBoxCols boxes of 64 rows x 128 bytes in the layout of the copy engine's
+//   SWIZZLE_128B (a row's 16-byte chunk j sits at chunk j ^ (row % 8)), so the eight rows a
+//   warp's store touches fall in eight different bank groups instead of one (an unswizzled
+//   64 x 256 bf16 tile has 512-byte rows: 8-way conflicts on every store); one bulk copy per
+//   box. Persistent: the wait for the previous tile's copies comes just before the buffer is
+//   rewritten, so the copies overlap the next tile's mainloop, and once more before the exit.
+// The tma text is the one its designs were profiled with, byte for byte.
+std::string staged_epilogue(bool persistent, bool swizzled, bool bias_tma, bool has_bias) {
   std::ostringstream s;
-  if (persistent) {
+  if (persistent && swizzled) {
     s << "      // the previous tile's bulk copies have read this buffer before it is written again\n"
          "      if (t == 0) asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");\n"
+         "      asm volatile(\"bar.sync %0, 128;\" ::\"r\"(2 + c) : \"memory\");\n"
+         "      elem_t* tile = s.epi + c * 64 * kBN;\n";
+  } else if (persistent) {
+    s << "      // the previous tile's bulk store has read this buffer (thread 0 waited) before it is written again\n"
          "      asm volatile(\"bar.sync %0, 128;\" ::\"r\"(2 + c) : \"memory\");\n"
          "      elem_t* tile = s.epi + c * 64 * kBN;\n";
   } else {
@@ -464,26 +472,36 @@ std::string swizzled_epilogue(bool persistent, bool bias_tma, bool has_bias) {
   } else if (has_bias) {
     s << "            v += n0 + col < p.N ? to_float(bias[n0 + col]) : 0.f;\n";
   }
-  s << R"cu(            const int box = col / kBoxCols, byte = (col % kBoxCols) * static_cast<int>(sizeof(elem_t));
-            const int chunk = (byte >> 4) ^ (row & 7);
-            tile[box * 64 * kBoxCols + row * kBoxCols + ((chunk << 4) | (byte & 15)) / static_cast<int>(sizeof(elem_t))] = from_float(v);
-          }
+  if (swizzled) {
+    s << "            const int box = col / kBoxCols, byte = (col % kBoxCols) * static_cast<int>(sizeof(elem_t));\n"
+         "            const int chunk = (byte >> 4) ^ (row & 7);\n"
+         "            tile[box * 64 * kBoxCols + row * kBoxCols + ((chunk << 4) | (byte & 15)) / static_cast<int>(sizeof(elem_t))] = from_float(v);\n";
+  } else {
+    s << "            tile[row * kBN + col] = from_float(v);\n";
+  }
+  s << R"cu(          }
         }
       }
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // ordinary stores -> the copy engine
       asm volatile("bar.sync %0, 128;" ::"r"(2 + c) : "memory");
       if (t == 0) {
-#pragma unroll
+)cu";
+  if (swizzled) {
+    s << R"cu(#pragma unroll
         for (int b = 0; b < kBN / kBoxCols; ++b) {
           asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];"
                        ::"l"(&map_out), "r"(smem_addr(tile + b * 64 * kBoxCols)), "r"(n0 + b * kBoxCols), "r"(m0 + c * 64), "r"(z)
                        : "memory");
         }
-        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
 )cu";
-  if (!persistent) s << "        asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");\n";
+  } else {
+    s << "        asm volatile(\"cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\"\n"
+         "                     ::\"l\"(&map_out), \"r\"(smem_addr(tile)), \"r\"(n0), \"r\"(m0 + c * 64), \"r\"(z) : \"memory\");\n";
+  }
+  s << "        asm volatile(\"cp.async.bulk.commit_group;\" ::: \"memory\");\n";
+  if (!(persistent && swizzled)) s << "        asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");\n";
   s << "      }\n    }\n";
-  if (persistent) {
+  if (persistent && swizzled) {
     s << "    // the last tile's copies must have read shared memory before the block exits\n"
          "    if (t == 0) asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");\n";
   }
@@ -636,51 +654,8 @@ gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensor
       }
 )cu";
   if (bias_tma) s << "      bar_wait(&s.bias_full, 0);\n";
-  if (store_tma && swizzled) {
-    s << swizzled_epilogue(persistent, bias_tma, has_bias);
-    return s.str();
-  }
   if (store_tma) {
-    if (persistent) {
-      s << "      // the previous tile's bulk store has read this buffer (thread 0 waited) before it is written again\n"
-           "      asm volatile(\"bar.sync %0, 128;\" ::\"r\"(2 + c) : \"memory\");\n"
-           "      elem_t* tile = s.epi + c * 64 * kBN;\n";
-    } else {
-      s << "      // every consumer is past the mainloop before the ring is reused (named barrier 1, consumers only)\n"
-           "      asm volatile(\"bar.sync 1, %0;\" ::\"n\"(128 * kConsumers) : \"memory\");\n"
-           "      elem_t* tile = reinterpret_cast<elem_t*>(&s.a[0][0]) + c * 64 * kBN;\n";
-    }
-    s << R"cu(#pragma unroll
-      for (int j = 0; j < kBN / 8; ++j) {
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int row = warp * 16 + lane / 4 + 8 * h;
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const int col = 8 * j + 2 * (lane % 4) + e;
-            float v = acc[4 * j + 2 * h + e];
-)cu";
-    if (bias_tma) {
-      s << "            v += to_float(s.bias[col]);\n";
-    } else if (has_bias) {
-      s << "            v += n0 + col < p.N ? to_float(bias[n0 + col]) : 0.f;\n";
-    }
-    s << R"cu(            tile[row * kBN + col] = from_float(v);
-          }
-        }
-      }
-      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // ordinary stores -> the copy engine
-      asm volatile("bar.sync %0, 128;" ::"r"(2 + c) : "memory");
-      if (t == 0) {
-        asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];"
-                     ::"l"(&map_out), "r"(smem_addr(tile)), "r"(n0), "r"(m0 + c * 64), "r"(z) : "memory");
-        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-        asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
-      }
-    }
-  }
-}
-)cu";
+    s << staged_epilogue(persistent, swizzled, bias_tma, has_bias);
     return s.str();
   }
   // Direct epilogue: accumulator (warp w, lane l): acc[4j + 2h + e] -> row 16w + l/4 + 8h, col 8j + 2(l%4) + e.
