@@ -11,6 +11,7 @@
 #include "gpu/driver.h"
 #include "gpu/elf_inspect.h"
 #include "gpu/job.h"
+#include "gpu/profile_report.h"
 #include "gpu/sandbox.h"
 
 namespace vxsynth::cli {
@@ -91,6 +92,7 @@ struct RunOptions : CommonOptions {
 struct ProfileOptions : CommonOptions {
   bool with_reference = false;
   int repeat = 1;
+  std::vector<std::string> kernels;
 };
 
 Runner configure_run(CLI::App& sub) {
@@ -140,6 +142,9 @@ Runner configure_profile(CLI::App& sub) {
   sub.add_flag("--with-reference", o->with_reference, "profile the vendor operator too and report each candidate's D");
   sub.add_option("--repeat", o->repeat, "profiled launches per candidate (fresh inputs each); >1 reports the noise")
       ->check(CLI::Range(1, 100));
+  sub.add_option("--kernel", o->kernels,
+                 "profile only kernels with this function name (repeatable; e.g. gemm, a generated candidate's main "
+                 "kernel); the others run unprofiled. Not with --with-reference (the vendor's kernels would be skipped)");
   sub.add_option("--ncu", o->driver.ncu, "the ncu executable (default: $VXSYNTH_NCU, PATH, /usr/local/cuda/bin)");
   add_common(sub, *o);
   sub.footer("One ncu process over one harness process. Writes DIR/ncu-raw.csv, DIR/signatures/<segment>.json "
@@ -154,6 +159,11 @@ Runner configure_profile(CLI::App& sub) {
     request.out_dir = o->out;
     request.with_reference = o->with_reference;
     request.repeat = o->repeat;
+    if (!o->kernels.empty() && o->with_reference) {
+      throw InputError("--kernel", o->kernels.front(), "not with --with-reference: the vendor operator's kernels would not be profiled");
+    }
+    request.only_kernels = o->kernels;
+    gpu::ncu_kernel_filter(request.only_kernels);  // a bad name is bad input before anything runs
     const auto outcome = gpu::profile_candidates(request, o->driver);
     report_checks(outcome.result);
     std::cout << "rows mapped to launches by " << outcome.summary.mapping_method << "\n"

@@ -31,6 +31,7 @@ struct RefineOptions {
   int repeats = 0, width = 4, pair_after = 3;
   std::uint64_t seed = 0;
   bool resume = false;
+  bool profile_every_kernel = false;
 };
 
 refine::Budget parse_budget(const std::string& text) {
@@ -111,7 +112,9 @@ int run_refine(const RefineOptions& o) {
     gpu::DriverOptions d;
     d.cache_dir = o.cache_dir;
     d.seed = o.seed;
-    evaluator = std::make_unique<refine::GpuEvaluator>(work, o.out + "/checks", lo.retention.repeats, d);
+    auto gpu = std::make_unique<refine::GpuEvaluator>(work, o.out + "/checks", lo.retention.repeats, d);
+    gpu->set_profile_every_kernel(o.profile_every_kernel);
+    evaluator = std::move(gpu);
   }
   std::unique_ptr<refine::Strategy> strategy;
   if (!o.generator.empty()) {
@@ -160,6 +163,9 @@ const CommandRegistrar reg(
       sub.add_option("--pair-after", o->pair_after, "reverted single moves before two are combined")->capture_default_str();
       sub.add_option("--seed", o->seed, "GPU: input seed of the checks (0 = fresh)");
       sub.add_option("--cache-dir", o->cache_dir, "GPU: nvcc build cache");
+      sub.add_flag("--profile-every-kernel", o->profile_every_kernel,
+                   "GPU: replay every kernel of a profiled launch under ncu, auxiliary passes included (default: only a "
+                   "generated candidate's main kernel, the one D compares)");
       sub.add_option("--import-profile", o->import_profile, "make replay-store entries from a `gpu profile` folder of one-axis sets");
       sub.add_option("--store", o->store, "with --import-profile: the store to write");
       sub.add_option("--check-deferred", o->check_deferred,

@@ -39,6 +39,7 @@ struct SuiteOptions {
   // Passed through to every worker's `vxsynth refine`.
   std::string budget, retention, sim_check;
   int width = 0, pair_after = 0;
+  bool profile_every_kernel = false;
   double pace = 0;
   std::uint64_t seed = 0;
   // --slurm: one array task per chain (docs/cluster.md).
@@ -90,6 +91,7 @@ int run_refine_suite(const SuiteOptions& o) {
   if (o.width > 0) ro.refine_args.insert(ro.refine_args.end(), {"--width", std::to_string(o.width)});
   if (o.pair_after > 0) ro.refine_args.insert(ro.refine_args.end(), {"--pair-after", std::to_string(o.pair_after)});
   if (o.seed > 0) ro.refine_args.insert(ro.refine_args.end(), {"--seed", std::to_string(o.seed)});
+  if (o.profile_every_kernel) ro.refine_args.push_back("--profile-every-kernel");
   if (o.pace > 0) ro.refine_args.insert(ro.refine_args.end(), {"--replay-pace", std::to_string(o.pace)});
   if (o.slurm) {
     if (o.workers > 0) throw InputError("--workers", std::to_string(o.workers), "not with --slurm (one array task per chain)");
@@ -251,6 +253,8 @@ const CommandRegistrar reg(
       refine->add_option("--retention", o->retention, "averaged | single | screened (see vxsynth refine)");
       refine->add_option("--width", o->width, "proposals per chain per round");
       refine->add_option("--pair-after", o->pair_after, "reverted single moves before two are combined");
+      refine->add_flag("--profile-every-kernel", o->profile_every_kernel,
+                       "GPU: replay every kernel of a profiled launch, auxiliary passes included (default: each candidate's main kernel)");
       refine->add_option("--seed", o->seed, "input seed of the checks (0 = fresh)");
       refine->add_option("--replay", o->replay, "answer from evaluation stores instead of the GPU (tests)");
       refine->add_option("--sim-check", o->sim_check, "replay: run | skip the candidate check");

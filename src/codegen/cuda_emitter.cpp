@@ -170,6 +170,8 @@ std::string entry_points(const DesignPoint& d) {
 
 }  // namespace
 
+std::string main_kernel_name(const DesignPoint& d) { return design::is_transform(d) ? "transform" : "gemm"; }
+
 std::string emit_cuda(const DesignPoint& d) {
   if (design::is_transform(d)) return emit_transform_cuda(d);
   if (design::is_hopper(d)) return emit_hopper_cuda(d);

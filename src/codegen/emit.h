@@ -26,6 +26,11 @@ std::string header_comment(const design::DesignPoint& d, Backend backend);
 // InputError when the design breaks a validity rule.
 std::string emit_cuda(const design::DesignPoint& d);
 
+// The function name of the CUDA candidate's main kernel (the one that does the op's work; the
+// others are auxiliary passes: padding, split-K reduction, im2col, tf32 rounding). A profile of
+// a generated candidate needs only this kernel: D compares it with the vendor kernel.
+std::string main_kernel_name(const design::DesignPoint& d);
+
 // What main.cpp checks against: the tolerance of the candidate check (ops::tolerance_for,
 // Check::candidate) and the seed of the input files beside it.
 struct VortexCheck {

@@ -211,7 +211,7 @@ ProfileOutcome profile_candidates(const ProfileRequest& request, const DriverOpt
   write_json_file((dir / "builds.json").string(), builds);
   const std::string job_path = (dir / "job.json").string();
   write_job(job_path, job);
-  outcome.ncu_argv = ncu_command(ncu, harness, job_path);
+  outcome.ncu_argv = ncu_command(ncu, harness, job_path, request.only_kernels);
   std::ofstream(dir / "ncu-command.txt") << render_command(outcome.ncu_argv) << "\n";
   const std::string csv = (dir / "ncu-raw.csv").string();
   const auto t1 = Clock::now();
@@ -242,6 +242,9 @@ ProfileOutcome profile_candidates(const ProfileRequest& request, const DriverOpt
       c.status = "error";
       c.message = "its profiled launch ran no kernel that ncu saw (an answer copied or computed off the GPU); "
                   "a candidate must compute its output on the GPU under the profiler";
+      if (!request.only_kernels.empty()) {
+        c.message += " (this job profiled only kernels named " + ncu_kernel_filter(request.only_kernels) + ")";
+      }
     }
   }
   if (!outcome.mapping.kernelless.empty()) write_json_file(result_path.string(), outcome.result.to_json());

@@ -77,6 +77,10 @@ struct ProfileRequest {
   std::string out_dir;
   bool with_reference = true;
   int repeat = 1;
+  // Profile only the kernels with these function names (gpu::ncu_command); empty: every kernel
+  // in the profiled range. A launch none of whose kernels is profiled fails its check, as any
+  // launch ncu saw no kernel of.
+  std::vector<std::string> only_kernels;
 };
 
 struct ProfileOutcome {

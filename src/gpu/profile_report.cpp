@@ -1,6 +1,7 @@
 #include "gpu/profile_report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -46,10 +47,31 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-std::vector<std::string> ncu_command(const std::string& ncu, const std::string& harness, const std::string& job) {
+std::string ncu_kernel_filter(const std::vector<std::string>& only_kernels) {
+  if (only_kernels.empty()) return "";
+  std::set<std::string> names;
+  for (const auto& k : only_kernels) {
+    const bool identifier = !k.empty() && (std::isalpha(static_cast<unsigned char>(k[0])) || k[0] == '_') &&
+                            std::all_of(k.begin(), k.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    if (!identifier) throw InputError("kernel filter: \"" + k + "\" is not a kernel function name (a C identifier)");
+    names.insert(k);
+  }
+  // ncu matches the function base name (no parameters, no template arguments); an optional
+  // namespace prefix keeps the match whether or not ncu includes it. Anchored at both ends so
+  // that it means the same under full-match and search semantics.
+  std::string alternatives;
+  for (const auto& n : names) alternatives += (alternatives.empty() ? "" : "|") + n;
+  return "regex:^(.*::)?(" + alternatives + ")$";
+}
+
+std::vector<std::string> ncu_command(const std::string& ncu, const std::string& harness, const std::string& job,
+                                     const std::vector<std::string>& only_kernels) {
   std::vector<std::string> argv = {ncu, "--target-processes", "all", "--nvtx", "--nvtx-include",
                                    std::string(kProfileRange) + "/", "--metrics", signature::ncu_metrics_argument()};
   for (const auto& o : signature::ncu_required_options()) argv.push_back(o);
+  if (const auto filter = ncu_kernel_filter(only_kernels); !filter.empty()) {
+    argv.insert(argv.end(), {"--kernel-name-base", "function", "--kernel-name", filter});
+  }
   argv.push_back(harness);
   argv.push_back(job);
   return argv;

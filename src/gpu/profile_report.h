@@ -71,6 +71,15 @@ struct ProfileSummary {
 ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature::DistanceConfig& config);
 
 // The ncu command line (argv) that profiles `harness job.json` with the project's metrics.
-std::vector<std::string> ncu_command(const std::string& ncu, const std::string& harness, const std::string& job);
+// only_kernels: when not empty, ncu replays only kernels with one of these function names
+// (C identifiers, any namespace); the other kernels of a launch run unprofiled. Each profiled
+// kernel costs about 15 replay passes, so skipping a candidate's auxiliary passes (padding,
+// split-K reduction, im2col) shortens a profile job by their share. InputError for a name that
+// is not an identifier.
+std::vector<std::string> ncu_command(const std::string& ncu, const std::string& harness, const std::string& job,
+                                     const std::vector<std::string>& only_kernels = {});
+
+// The ncu --kernel-name value that selects only_kernels (above); "" when it is empty.
+std::string ncu_kernel_filter(const std::vector<std::string>& only_kernels);
 
 }  // namespace vxsynth::gpu

@@ -5,8 +5,10 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 
 #include "codegen/benchmark.h"
+#include "codegen/emit.h"
 #include "common/error.h"
 #include "gpu/candidate_build.h"
 #include "gpu/elf_inspect.h"
@@ -162,6 +164,15 @@ std::vector<std::vector<std::size_t>> group_by_repeats(const std::vector<Candida
   return groups;
 }
 
+std::vector<std::string> kernels_to_profile(const std::vector<Candidate>& batch) {
+  std::set<std::string> names;
+  for (const auto& c : batch) {
+    if (!c.cuda_source.empty()) return {};
+    names.insert(codegen::main_kernel_name(c.design));
+  }
+  return {names.begin(), names.end()};
+}
+
 std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& batch) {
   // One profile job takes one repeat count: a batch that mixes counts (confirmations of
   // candidates whose screening kept different numbers of profiles) is split into one job per
@@ -214,6 +225,11 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& bat
   for (const std::size_t i : admitted_index) req.candidate_ops.push_back({op_names[i]});  // each on its own op only
   req.out_dir = (dir / "profile").string();
   req.with_reference = false;
+  if (!profile_every_kernel_) {
+    std::vector<Candidate> admitted_batch;
+    for (const std::size_t i : admitted_index) admitted_batch.push_back(batch[i]);
+    req.only_kernels = kernels_to_profile(admitted_batch);
+  }
   // Every candidate of a batch asks for the same number of profiles (screening, or its confirmation).
   req.repeat = batch.front().repeats > 0 ? batch.front().repeats : repeats_;
   gpu::ProfileOutcome po;

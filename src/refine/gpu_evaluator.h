@@ -24,6 +24,8 @@ class GpuEvaluator : public Evaluator {
   bool available(const Candidate&) const override { return true; }
   std::vector<Evaluation> evaluate(const std::vector<Candidate>& batch) override;
   std::vector<std::pair<CheckOutcome, double>> candidate_check(const std::vector<Candidate>& batch) override;
+  // Replay every kernel of a profiled launch, auxiliary passes included (diagnostics; slower).
+  void set_profile_every_kernel(bool every) { profile_every_kernel_ = every; }
 
  private:
   // Writes the .cu under a name unique to the candidate and each chain's op file; returns the
@@ -34,6 +36,7 @@ class GpuEvaluator : public Evaluator {
   int repeats_;
   gpu::DriverOptions driver_;
   int round_ = 0;
+  bool profile_every_kernel_ = false;
 };
 
 // The source check of one candidate on its op from a job's checks (the warm-up and every
@@ -46,6 +49,12 @@ std::optional<CheckOutcome> source_check_of(const std::vector<gpu::CheckRecord>&
 // takes one repeat count), in the order each count first appears; indices into the batch, each
 // group in batch order.
 std::vector<std::vector<std::size_t>> group_by_repeats(const std::vector<Candidate>& batch);
+
+// The kernels a profile job of this batch replays (gpu::ProfileRequest::only_kernels): each
+// generated candidate's main kernel (codegen::main_kernel_name), since D compares only that
+// one with the vendor kernel; empty (every kernel) when a candidate's CUDA source came from
+// elsewhere (an external generator names its kernels as it likes).
+std::vector<std::string> kernels_to_profile(const std::vector<Candidate>& batch);
 
 // True when the Vortex kernel toolchain is on PATH (candidate checks can run here).
 bool vortex_toolchain_present();

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <type_traits>
@@ -282,6 +283,36 @@ TEST(Golden, GeneratedSourcesAreByteIdenticalToTheCommittedHashes) {
     }
   }
   EXPECT_EQ(differing, 0) << "designs whose generated sources differ";
+}
+
+// A profile job of generated candidates replays only the kernel main_kernel_name names (the GPU
+// evaluator's kernel filter): every candidate must have exactly one kernel of that name, and its
+// other kernels must be the known auxiliary passes, or the filter would profile the wrong one.
+TEST(Golden, EveryCandidateHasOneMainKernelAndOnlyKnownAuxiliaryKernels) {
+  const std::set<std::string> auxiliary = {"pad_a", "pad_b", "reduce_split_k", "apply_activation", "im2col", "round_copy"};
+  const std::regex kernel(R"(__global__\s+(?:__launch_bounds__\([^)]*\)\s*)?void\s+(?:__launch_bounds__\([^)]*\)\s*)?([A-Za-z_]\w*)\s*\()");
+  std::map<std::string, int> seen;
+  for (const auto& s : golden_sample()) {
+    const std::string cuda = emit_cuda(s.design);
+    const std::string main = main_kernel_name(s.design);
+    int mains = 0;
+    for (auto it = std::sregex_iterator(cuda.begin(), cuda.end(), kernel); it != std::sregex_iterator(); ++it) {
+      const std::string name = (*it)[1];
+      ++seen[name];
+      if (name == main) {
+        ++mains;
+      } else {
+        EXPECT_TRUE(auxiliary.count(name)) << s.key << ": kernel " << name << " is neither the main kernel " << main
+                                          << " nor a known auxiliary pass";
+      }
+    }
+    EXPECT_EQ(mains, 1) << s.key << ": kernels named " << main;
+  }
+  // The sample holds both main kernels and auxiliary passes (else this test shows nothing).
+  EXPECT_GT(seen["gemm"], 100);
+  EXPECT_GT(seen["transform"], 10);
+  EXPECT_GT(seen["reduce_split_k"], 0);
+  EXPECT_GT(seen["pad_a"], 0);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include "common/error.h"
@@ -100,6 +101,40 @@ TEST(NcuCommand, UsesTheProjectMetricsAndRequiredOptions) {
   EXPECT_TRUE(has("--page", "raw"));
   EXPECT_EQ(argv[argv.size() - 2], "/b/vxsynth-gpu-harness");
   EXPECT_EQ(argv.back(), "/o/job.json");
+}
+
+TEST(NcuCommand, ProfilesEveryKernelUnlessNamesAreGiven) {
+  const auto all = ncu_command("/opt/ncu", "/b/h", "/o/job.json");
+  EXPECT_EQ(std::find(all.begin(), all.end(), "--kernel-name"), all.end());
+  const auto some = ncu_command("/opt/ncu", "/b/h", "/o/job.json", {"transform", "gemm", "gemm"});
+  const auto at = std::find(some.begin(), some.end(), "--kernel-name");
+  ASSERT_NE(at, some.end());
+  EXPECT_EQ(*(at + 1), "regex:^(.*::)?(gemm|transform)$");
+  const auto base = std::find(some.begin(), some.end(), "--kernel-name-base");
+  ASSERT_NE(base, some.end());
+  EXPECT_EQ(*(base + 1), "function");
+  EXPECT_EQ(some.back(), "/o/job.json");
+  EXPECT_THROW(ncu_command("/opt/ncu", "/b/h", "/o/job.json", {"gemm|.*"}), InputError);
+  EXPECT_THROW(ncu_kernel_filter({"1gemm"}), InputError);
+  EXPECT_THROW(ncu_kernel_filter({""}), InputError);
+}
+
+// The filter must select the main kernel and nothing else whichever way a regex engine reads it
+// (whole-name or search, ECMAScript or POSIX extended) and whether or not the name carries its
+// namespace.
+TEST(NcuCommand, KernelFilterSelectsExactlyTheNamedFunctions) {
+  const std::string pattern = ncu_kernel_filter({"gemm", "transform"}).substr(6);
+  for (const auto grammar : {std::regex::ECMAScript, std::regex::extended}) {
+    const std::regex re(pattern, grammar);
+    for (const char* yes : {"gemm", "transform", "(anonymous namespace)::gemm", "design3::transform"}) {
+      EXPECT_TRUE(std::regex_match(std::string(yes), re)) << yes;
+      EXPECT_TRUE(std::regex_search(std::string(yes), re)) << yes;
+    }
+    for (const char* no : {"reduce_split_k", "pad_a", "im2col", "round_copy", "gemm_tail", "my_gemm", "transform2",
+                           "nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NNT", "gemm::helper"}) {
+      EXPECT_FALSE(std::regex_search(std::string(no), re)) << no;
+    }
+  }
 }
 
 // Candidates launch in the runner process and the vendor operator in the harness: the same

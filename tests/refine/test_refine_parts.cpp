@@ -346,6 +346,23 @@ TEST(GpuBatch, CandidatesAskingForDifferentProfileCountsGoToSeparateJobs) {
   EXPECT_TRUE(group_by_repeats({}).empty());
 }
 
+// A profile job replays only what D compares: each generated candidate's main kernel (a
+// layout transform's is `transform`, every GEMM family's `gemm`). A candidate whose CUDA
+// source came from an external generator names its kernels as it likes: then every kernel is
+// profiled, for the whole batch.
+TEST(GpuBatch, ProfileJobsReplayOnlyGeneratedCandidatesMainKernels) {
+  const std::string suite = "../suite/vx-robotics/h200/";
+  std::vector<Candidate> batch(3);
+  batch[0].design = design::read_design(suite + "act-5-conv2d/design.json");                 // SIMT tensor-core GEMM
+  batch[1].design = design::read_design(suite + "diffusion_policy-1-conv1d/design.json");    // layout transform
+  batch[2].design = design::read_design(suite + "diffusion_policy-2-conv1d/design.json");    // Hopper, split-K
+  EXPECT_EQ(kernels_to_profile(batch), (std::vector<std::string>{"gemm", "transform"}));
+  EXPECT_EQ(kernels_to_profile({batch[0], batch[2]}), (std::vector<std::string>{"gemm"}));
+  batch[1].cuda_source = "/tmp/external/candidate.cu";
+  EXPECT_TRUE(kernels_to_profile(batch).empty());
+  EXPECT_TRUE(kernels_to_profile({}).empty());
+}
+
 TEST(GpuSourceCheck, FirstNonPassingCheckDecidesAndPassingChecksPass) {
   auto rec = [](std::string cand, std::string op, std::string status, std::string msg, double worst) {
     gpu::CheckRecord c;
