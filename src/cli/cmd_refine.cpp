@@ -24,7 +24,7 @@ namespace {
 
 struct RefineOptions {
   std::vector<std::string> references, starts;
-  std::vector<std::string> replay;
+  std::vector<std::string> replay, known;
   std::string out, budget, generator, sim_check = "run", retention = "averaged";
   std::string import_profile, store, cache_dir, check_deferred;
   double margin = -1, pace = 0, generator_timeout = 900;
@@ -91,6 +91,7 @@ int run_refine(const RefineOptions& o) {
   lo.resume = o.resume;
   lo.budget = parse_budget(o.budget);
   lo.width = o.width;
+  lo.known = o.known;
   if (lo.width < 1) throw InputError("--width", "", "must be at least 1");
   lo.retention = refine::retention_preset(o.retention);
   if (o.margin >= 0 || o.repeats > 0) {
@@ -163,6 +164,9 @@ const CommandRegistrar reg(
       sub.add_option("--pair-after", o->pair_after, "reverted single moves before two are combined")->capture_default_str();
       sub.add_option("--seed", o->seed, "GPU: input seed of the checks (0 = fresh)");
       sub.add_option("--cache-dir", o->cache_dir, "GPU: nvcc build cache");
+      sub.add_option("--known", o->known,
+                     "an earlier run's evaluation store (RUN/evaluations, repeatable): its evaluations whose source check "
+                     "passed are taken over, so their candidates are not profiled again");
       sub.add_flag("--profile-every-kernel", o->profile_every_kernel,
                    "GPU: replay every kernel of a profiled launch under ncu, auxiliary passes included (default: only a "
                    "generated candidate's main kernel, the one D compares)");

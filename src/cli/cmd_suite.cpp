@@ -35,7 +35,7 @@ struct SuiteOptions {
   bool json = false, resume = false, recheck = false, signature = false;
   double clock_mhz = 200.0;
   int workers = 0, jobs = 0;
-  std::vector<std::string> benches, starts, replay;
+  std::vector<std::string> benches, starts, replay, known;
   // Passed through to every worker's `vxsynth refine`.
   std::string budget, retention, sim_check;
   int width = 0, pair_after = 0;
@@ -92,6 +92,8 @@ int run_refine_suite(const SuiteOptions& o) {
   if (o.pair_after > 0) ro.refine_args.insert(ro.refine_args.end(), {"--pair-after", std::to_string(o.pair_after)});
   if (o.seed > 0) ro.refine_args.insert(ro.refine_args.end(), {"--seed", std::to_string(o.seed)});
   if (o.profile_every_kernel) ro.refine_args.push_back("--profile-every-kernel");
+  // Absolute: the workers run in their own folders.
+  for (const auto& k : o.known) ro.refine_args.insert(ro.refine_args.end(), {"--known", std::filesystem::absolute(k).string()});
   if (o.pace > 0) ro.refine_args.insert(ro.refine_args.end(), {"--replay-pace", std::to_string(o.pace)});
   if (o.slurm) {
     if (o.workers > 0) throw InputError("--workers", std::to_string(o.workers), "not with --slurm (one array task per chain)");
@@ -253,6 +255,9 @@ const CommandRegistrar reg(
       refine->add_option("--retention", o->retention, "averaged | single | screened (see vxsynth refine)");
       refine->add_option("--width", o->width, "proposals per chain per round");
       refine->add_option("--pair-after", o->pair_after, "reverted single moves before two are combined");
+      refine->add_option("--known", o->known,
+                         "an earlier run's evaluation store (RUN/worker-N/evaluations, repeatable): every worker takes over "
+                         "its evaluations with a passed source check instead of profiling those candidates again");
       refine->add_flag("--profile-every-kernel", o->profile_every_kernel,
                        "GPU: replay every kernel of a profiled launch, auxiliary passes included (default: each candidate's main kernel)");
       refine->add_option("--seed", o->seed, "input seed of the checks (0 = fresh)");

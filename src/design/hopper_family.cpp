@@ -132,7 +132,7 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
       fail("hopper-registers", cat("tile n ", t.n, " needs ", t.n / 2, " accumulator registers per thread + 32; a consumer "
                                    "thread of a block of ", f.block_size, " threads has ", budget, " (register_split ",
                                    to_string(d.register_split), ")"));
-    } else if (d.epilogue_store == EpilogueStore::kTmaSwizzled && t.n / 2 + t.n / 4 + 48 > budget) {
+    } else if (d.epilogue_store == EpilogueStore::kTmaSwizzled && d.split_k == 1 && t.n / 2 + t.n / 4 + 48 > budget) {
       // The swizzled staging addresses take registers beside the accumulators, more as n grows
       // (ptxas 13.0, pi0-2's designs: n 256 with 232 registers spills 88 bytes, n 192 with 168
       // spills 32; n 192 with 232 and n 128 with 168 spill none). Spills are read back through
@@ -164,9 +164,14 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
     } else if (d.split_k > k_tiles) {
       fail("hopper-split-k", cat("split_k ", d.split_k, " leaves empty slices: K = ", f.shape.k, " has ", k_tiles,
                                  " k-tiles of ", t.k));
-    } else if (d.split_k > 1 && d.epilogue_store != EpilogueStore::kDirect) {
-      fail("hopper-split-k", cat("split_k ", d.split_k, " writes fp32 partial sums with the direct epilogue; epilogue_store ",
-                                 to_string(d.epilogue_store), " stores the finished tile"));
+    } else if (d.split_k > 1 && is_bulk_store(d.epilogue_store) && e != 4) {
+      // The bulk store of the partial sums stages them in the output's element type.
+      fail("hopper-split-k", cat("split_k ", d.split_k, " with epilogue_store ", to_string(d.epilogue_store),
+                                 " stores fp32 partial sums by bulk copy: the design must store fp32 (tf32 path), not ",
+                                 ops::to_string(f.precision)));
+    } else if (d.split_k > 1 && is_bulk_store(d.epilogue_store) && d.schedule != Schedule::kGrid) {
+      fail("hopper-split-k", cat("split_k ", d.split_k, " with epilogue_store ", to_string(d.epilogue_store),
+                                 " stages the partial sums in the A ring: schedule must be grid"));
     }
   }
   if (d.tf32_round != Tf32Round::kWorkspace && f.precision != ops::PrecisionPath::tf32) {
@@ -191,11 +196,14 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
                                      kH200SharedPerBlock, " (", d.stages, " stages of ", t.m, "+", t.n, " rows)"));
   }
   if (is_bulk_store(d.epilogue_store)) {
-    if ((op.kind == ops::OpKind::conv1d || op.kind == ops::OpKind::conv2d)) {
+    // split_k > 1: the bulk copies write the fp32 partial sums [batch x slices][M][N] (any op:
+    // reduce_split_k writes the output), one 64-row x 128-byte box at a time through the A ring.
+    const bool partials = d.split_k > 1;
+    if (!partials && (op.kind == ops::OpKind::conv1d || op.kind == ops::OpKind::conv2d)) {
       fail("hopper-epilogue", "a convolution's output is channels first, not the [M][N] tile a bulk store writes");
     } else if ((f.shape.n * e) % 16 != 0) {
       fail("hopper-epilogue", cat("a bulk store needs 16-byte output rows: N = ", f.shape.n, " x ", e, " bytes"));
-    } else if (d.schedule == Schedule::kGrid && t.n > d.stages * t.k) {  // persistent: a buffer of its own
+    } else if (!partials && d.schedule == Schedule::kGrid && t.n > d.stages * t.k) {  // persistent: a buffer of its own
       fail("hopper-epilogue", cat("the staged output tile (n ", t.n, ") must fit the A ring it reuses (", d.stages,
                                   " stages x k ", t.k, ")"));
     } else if (d.epilogue_store == EpilogueStore::kTmaSwizzled && (std::int64_t(t.n) * e) % 128 != 0) {
@@ -233,10 +241,10 @@ const std::vector<std::pair<std::string, std::string>>& hopper_rule_descriptions
       {"hopper-registers", "Hopper: n / 2 accumulators + 32 registers per consumer thread fit 65536 / block (at most 255), or what setmaxnreg gives a consumer (n / 2 + n / 4 + 48 with epilogue_store tma_swizzled); one wgmma (n / 2 + 26) fits the kernel's starting registers"},
       {"hopper-stages", "Hopper: pipeline_stages 2..8"},
       {"hopper-in-flight", "Hopper: wgmma_in_flight 1..2, fewer than pipeline_stages"},
-      {"hopper-split-k", "Hopper: split_k 1..64, at most the number of k-tiles, with the direct epilogue when > 1"},
+      {"hopper-split-k", "Hopper: split_k 1..64, at most the number of k-tiles; > 1 with a bulk-store epilogue only for fp32 storage (tf32 path) under the grid schedule"},
       {"hopper-schedule", "Hopper: schedule persistent with bias_load global and cluster 1x1"},
       {"hopper-tf32-round", "Hopper: tf32_round shared for tf32 designs only"},
-      {"hopper-epilogue", "Hopper: a bulk-store epilogue needs a [M][N] output with 16-byte rows and fits the A ring (grid schedule); tma_swizzled needs tile n x element size a multiple of 128 bytes"},
+      {"hopper-epilogue", "Hopper: a bulk-store epilogue needs a [M][N] output (or split_k > 1: the partial sums) with 16-byte rows and fits the A ring (grid schedule; split_k > 1 stages one 128-byte box at a time); tma_swizzled needs tile n x element size a multiple of 128 bytes"},
       {"hopper-bias", "Hopper: bias_load tma only for an op with a bias"},
       {"hopper-cluster", "Hopper: cluster m, n in {1, 2, 4}, m x n <= 8"},
       {"hopper-grid", "Hopper: batch x split_k <= 65535 (grid z)"},

@@ -226,4 +226,16 @@ std::vector<std::string> EvaluationStore::keys() const {
   return out;
 }
 
+int import_evaluations(const EvaluationStore& from, const EvaluationStore& into) {
+  int copied = 0;
+  for (const auto& key : from.keys()) {
+    if (into.get(key)) continue;
+    const auto e = from.get(key);
+    if (!e || !e->source_check.passed() || e->profiles.empty()) continue;
+    into.put(*e);
+    ++copied;
+  }
+  return copied;
+}
+
 }  // namespace vxsynth::refine

@@ -96,4 +96,10 @@ class EvaluationStore {
   std::string dir_;
 };
 
+// Copies into `into` the evaluations of `from` (another run's store) that `into` lacks and whose
+// source check passed; returns how many. A run given earlier runs' stores (`refine --known`)
+// profiles none of the candidates they measured again. Failed or errored evaluations are left
+// behind: the check may have been fixed since, and a fresh evaluation costs only device time.
+int import_evaluations(const EvaluationStore& from, const EvaluationStore& into);
+
 }  // namespace vxsynth::refine

@@ -70,6 +70,10 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
   const auto start_time = std::chrono::steady_clock::now();
   fs::create_directories(options.out_dir);
   CachingEvaluator evaluator(std::move(inner), EvaluationStore((fs::path(options.out_dir) / "evaluations").string(), true));
+  for (const auto& dir : options.known) {
+    const int n = import_evaluations(EvaluationStore(dir), evaluator.store());
+    if (progress) *progress << "known: " << n << " evaluation(s) with a passed source check taken from " << dir << "\n";
+  }
   LoopResult result;
   std::vector<std::unique_ptr<Chain>> chains;
   std::map<std::string, int> names;

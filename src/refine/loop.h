@@ -34,6 +34,9 @@ struct LoopOptions {
   int width = 4;  // proposals per chain per round
   RetentionRule retention;
   signature::DistanceConfig distance;
+  // Evaluation stores of earlier runs (RUN/evaluations): their passed evaluations are copied
+  // into this run's store first, so the loop profiles none of those candidates again.
+  std::vector<std::string> known;
 };
 
 struct ChainResult {

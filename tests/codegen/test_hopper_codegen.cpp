@@ -77,6 +77,10 @@ std::vector<DesignPoint> later_designs() {
       with(s[1], {"epilogue_store=tma_swizzled"}),
       with(hopper(ops::make_linear("lin.tf32.bias", PrecisionPath::tf32, 77, 96, 72, true), 384),
            {"epilogue_store=tma_swizzled", "schedule=persistent", "bias_load=global"}),
+      // split-K partial sums by bulk copy (tf32 only), a 128-byte box at a time: a convolution
+      // with the bias by bulk copy (added to slice 0) and with it read from global memory
+      with(s[2], {"split_k=2", "epilogue_store=tma", "tile=128x64x32"}),
+      with(s[2], {"split_k=3", "epilogue_store=tma_swizzled", "bias_load=global", "tile=128x96x32"}),
   };
 }
 
@@ -250,6 +254,36 @@ TEST(HopperEmit, SwizzledEpilogueStagesBoxesTheCopyEngineUnswizzles) {
   EXPECT_NE(plain.find("const cuuint32_t box[3] = {static_cast<cuuint32_t>(kBN), 64, 1};"), std::string::npos);
   EXPECT_EQ(plain.find("SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE"), std::string::npos);
   EXPECT_EQ(plain.find("kBoxCols"), std::string::npos);
+}
+
+TEST(HopperEmit, SplitKPartialsLeaveByBulkCopyOneBoxAtATime) {
+  // The threads of a split-K design with a bulk store write no partial sum to global memory: the
+  // output map covers the fp32 partials [batch x kSplitK][M][N], each 64 x 32 box is staged in
+  // the A ring and copied, and reduce_split_k still adds the slices.
+  const auto later = later_designs();
+  const std::string dense = emit_cuda(later[12]), swizzled = emit_cuda(later[13]);
+  for (const std::string* src : {&dense, &swizzled}) {
+    EXPECT_NE(src->find("make_out_map(&map_out, p.partials, p)"), std::string::npos);
+    EXPECT_NE(src->find("static_cast<cuuint64_t>(p.batch * kSplitK)};"), std::string::npos);
+    EXPECT_NE(src->find("constexpr int kBoxCols = 128 / static_cast<int>(sizeof(elem_t));"), std::string::npos);
+    EXPECT_NE(src->find("const cuuint32_t box[3] = {static_cast<cuuint32_t>(kBoxCols), 64, 1};"), std::string::npos);
+    EXPECT_NE(src->find("float* box_tile = reinterpret_cast<float*>(&s.a[0][0]) + c * 64 * kBoxCols;"), std::string::npos);
+    EXPECT_NE(src->find("\"r\"(z * kSplitK + w.slice)"), std::string::npos);
+    EXPECT_NE(src->find("reduce_split_k<<<"), std::string::npos);
+    EXPECT_NE(src->find("stored by bulk copy"), std::string::npos);
+    EXPECT_EQ(src->find("p.partials[(("), std::string::npos);  // no thread stores a partial itself
+    EXPECT_EQ(src->find("@@"), std::string::npos);
+  }
+  EXPECT_NE(dense.find("if (w.slice == 0) v += to_float(s.bias[b * kBoxCols + bc]);"), std::string::npos);
+  EXPECT_NE(dense.find("box_tile[row * kBoxCols + bc] = v;"), std::string::npos);
+  EXPECT_NE(dense.find("CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE"), std::string::npos);
+  EXPECT_NE(swizzled.find("if (w.slice == 0) v += n0 + b * kBoxCols + bc < p.N ?"), std::string::npos);
+  EXPECT_NE(swizzled.find("const int chunk = ((bc * 4) >> 4) ^ (row & 7);"), std::string::npos);
+  EXPECT_NE(swizzled.find("CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE"), std::string::npos);
+  // the same design with the direct epilogue stores its partials from the threads
+  const std::string direct = emit_cuda(with(later[12], {"epilogue_store=direct"}));
+  EXPECT_NE(direct.find("p.partials[(("), std::string::npos);
+  EXPECT_NE(direct.find("make_out_map(&map_out, buffers->out, p)"), std::string::npos);
 }
 
 TEST(HopperEmit, SwizzledStagingAddressesAreABijectionWithoutBankConflicts) {

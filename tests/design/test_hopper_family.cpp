@@ -43,6 +43,12 @@ std::string rule_of(const DesignPoint& d) {
   return v ? v->rule : "";
 }
 
+bool has_violation(const DesignPoint& d, const std::string& rule) {
+  for (const auto& v : all_violations(d))
+    if (v.rule == rule) return true;
+  return false;
+}
+
 TEST(HopperFamily, Sm90ReferencesSeedTheFamily) {
   // The family comes from the sm90 name; its tile, stage and cluster tokens are inferred readings
   // (signature/kernel_name.cpp), so the seed keeps the family's defaults and the search moves them.
@@ -174,7 +180,8 @@ TEST(HopperFamily, EveryRuleIsNamedWhenBroken) {
     EXPECT_EQ(rule_of(d), "hopper-in-flight");
   }
   {
-    // Split-K partials leave through the direct epilogue; each slice needs a k-tile (K 72 = 2 of 64).
+    // A bf16 design's split-K partials leave through the direct epilogue (the bulk store of
+    // partials stages them in the output's type: fp32 only); each slice needs a k-tile (K 72 = 2 of 64).
     DesignPoint d = ok;
     ASSERT_EQ(d.epilogue_store, EpilogueStore::kTma);
     d.split_k = 2;
@@ -491,7 +498,7 @@ TEST(HopperFamily, LaterAxesRoundTripStepAndLeaveLockedDesignsAlone) {
     bad["axes"]["wgmma_in_flight"] = 3;
     EXPECT_NE(error_of(bad).find("wgmma_in_flight 3"), std::string::npos) << error_of(bad);
     bad = j;
-    bad["axes"]["split_k"] = 2;  // partials leave through the direct epilogue, not the bulk store
+    bad["axes"]["split_k"] = 2;  // bf16: partials leave through the direct epilogue, not the bulk store
     EXPECT_NE(error_of(bad).find("hopper-split-k"), std::string::npos) << error_of(bad);
   }
   {
@@ -526,6 +533,26 @@ TEST(HopperFamily, LaterAxesRoundTripStepAndLeaveLockedDesignsAlone) {
   EXPECT_FALSE(q.count("schedule to:persistent"));
   EXPECT_TRUE(q.count("tf32_round to:shared"));  // tf32 only
   EXPECT_FALSE(p.count("tf32_round to:shared"));
+  {
+    // tf32 (fp32 storage) split-K partials may leave by bulk copy, box by box through the A ring:
+    // diffusion_policy-2's lock (n 256, split_k 8) with either bulk store, even where the whole
+    // tile would not fit the ring or the swizzled full-tile staging would need too many registers.
+    const DesignPoint lock = read_design("../suite/vx-robotics/h200/diffusion_policy-2-conv1d/design.json");
+    ASSERT_EQ(lock.split_k, 8);
+    const auto lock_steps = steps(lock);
+    EXPECT_TRUE(lock_steps.count("epilogue_store to:tma"));
+    EXPECT_TRUE(lock_steps.count("epilogue_store to:tma_swizzled"));
+    for (const char* ep : {"epilogue_store=tma", "epilogue_store=tma_swizzled"}) {
+      DesignPoint d = apply(lock, {parse_setting(ep, "--set")}, "--set");
+      EXPECT_EQ(rule_of(d), "") << ep;
+      d.split_k = 1;  // the finished tile of a convolution is channels first: no bulk store
+      EXPECT_TRUE(has_violation(d, "hopper-epilogue")) << ep;
+      d.split_k = 8;
+      d.bias_load = BiasLoad::kGlobal;
+      d.schedule = Schedule::kPersistent;  // the ring refills under a persistent block's epilogue
+      EXPECT_EQ(rule_of(d), "hopper-split-k") << ep;
+    }
+  }
   const DesignPoint split = apply(dp2, Move{Axis::kSplitK, "up", "", std::nullopt});
   EXPECT_EQ(split.split_k, 2);
   EXPECT_TRUE(steps(split).count("split_k down"));

@@ -174,6 +174,38 @@ TEST(RefineCli, ResumeAfterKillNineMidRound) {
   for (const char* b : kBenches) EXPECT_EQ(records(cut, b), records(whole, b)) << b;
 }
 
+// A run given an earlier run's store (--known) profiles none of the candidates that run
+// measured with a passed source check; one whose check failed there is evaluated again (the
+// check may have been fixed since). The records are those of a run that measured everything.
+TEST(RefineCli, KnownEvaluationsOfAnEarlierRunAreNotMeasuredAgain) {
+  const fs::path first = scratch("known-first"), known = scratch("known-store"), second = scratch("known-second");
+  ASSERT_EQ(vxsynth(chain_args(first)).code, 0);
+  fs::create_directories(known);
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(first / "evaluations")) entries.push_back(e.path());
+  std::sort(entries.begin(), entries.end());
+  ASSERT_GE(entries.size(), 4u);
+  for (const auto& e : entries) fs::copy_file(e, known / e.filename());
+  Json failed = read_json_file(entries.front().string());
+  failed["source_check"]["status"] = "failed";
+  write_json_file((known / entries.front().filename()).string(), failed);
+  auto args = chain_args(second);
+  args.insert(args.end(), {"--known", known.string()});
+  const CliRun r = vxsynth(args);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("known: " + std::to_string(entries.size() - 1) + " evaluation(s)"), std::string::npos) << r.output;
+  const auto made_at = r.output.find("evaluations: ");
+  ASSERT_NE(made_at, std::string::npos);
+  EXPECT_EQ(std::stoi(r.output.substr(made_at + 13)), 1) << r.output;
+  for (const char* b : kBenches) EXPECT_EQ(records(second, b), records(first, b)) << b;
+  // A store that is not one is named.
+  auto bad = chain_args(scratch("known-bad"));
+  bad.insert(bad.end(), {"--known", "/nonexistent/evaluations"});
+  const CliRun refused = vxsynth(bad);
+  EXPECT_EQ(refused.code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("/nonexistent/evaluations"), std::string::npos) << refused.output;
+}
+
 TEST(RefineCli, ScriptedExternalGenerator) {
   const fs::path out = scratch("external");
   const std::string generator =
