@@ -34,7 +34,8 @@
 namespace bench {
 
 inline const char* const kDesign =
-    "conv1d_tf32_hopper_b384_t128x256x32_st4_n_major_ep-direct_bias-tma_c1x1_wgmma_m64k8_sk8_round-shared";
+    "conv1d_tf32_hopper_b384_t128x256x32_st4_n_major_ep-tma_swizzled_bias-tma_c1x1_wgmma_m64k8_sk8_round-"
+    "shared";
 constexpr uint32_t kThreads = 384;       // one block
 constexpr uint32_t kLocalBytes = 49920;  // local memory of one block
 constexpr bool kTensorCore = true;       // built for 32-thread warps
