@@ -373,8 +373,36 @@ extern "C" int vxsynth_candidate_launch(const vxsynth_problem* problem, const vx
 // The pieces of kBody that depend on bias_load. A marker alone on its line is replaced by whole
 // lines (none for the global path, so those designs keep the text they were profiled with); a
 // marker inside a line by text.
-std::map<std::string, std::string> bias_pieces(bool bias_tma) {  // validity ties tma to a bias (hopper-bias)
-  if (!bias_tma) {
+// bias_load paired: each thread reads its accumulator columns' pair (2j, 2j + 1) with one load
+// that bypasses L1 (ld.global.cg), as cuBLAS's nvjet kernels read their bias (the H200 shows them
+// at L1 hit 0 % and half of each sector's bytes used: 16 of 32 for four bf16 pairs); `e` picks
+// the column, zero beyond N.
+std::string bias_pair_function(const char* pair_type) {
+  return std::string("using pair_t = ") + pair_type + ";  // two bias elements in one load\n" +
+         "__device__ __forceinline__ float bias_pair(const elem_t* __restrict__ bias, long long c0, long long n, int e) {\n"
+         "  if (c0 + 1 < n) {\n"
+         "    const pair_t v = __ldcg(reinterpret_cast<const pair_t*>(bias + c0));\n"
+         "    return to_float(e ? v.y : v.x);\n"
+         "  }\n"
+         "  return c0 + e < n ? to_float(__ldcg(bias + c0 + e)) : 0.f;\n"
+         "}\n";
+}
+
+std::map<std::string, std::string> bias_pieces(design::BiasLoad load, const char* pair_type) {  // validity ties tma/paired to a bias (hopper-bias)
+  if (load == design::BiasLoad::kPaired) {
+    return {{"ring_bias", ""},
+            {"tma_load_1d", bias_pair_function(pair_type)},
+            {"bias_map_param", ""},
+            {"bias_bar_init", ""},
+            {"bias_copy", ""},
+            {"bias_wait", ""},
+            {"bias_add_tile", "          v += bias_pair(bias, n0 + col - e, p.N, e);\n"},
+            {"bias_add_direct", "        v += bias_pair(bias, col - e, p.N, e);\n"},
+            {"make_bias_map", ""},
+            {"bias_map", ""},
+            {"bias_map_arg", ""}};
+  }
+  if (load == design::BiasLoad::kGlobal) {
     return {{"ring_bias", ""},
             {"tma_load_1d", ""},
             {"bias_map_param", ""},
@@ -441,7 +469,8 @@ bool later_axes(const DesignPoint& d) {
 //   box. Persistent: the wait for the previous tile's copies comes just before the buffer is
 //   rewritten, so the copies overlap the next tile's mainloop, and once more before the exit.
 // The tma text is the one its designs were profiled with, byte for byte.
-std::string staged_epilogue(bool persistent, bool swizzled, bool bias_tma, bool has_bias) {
+std::string staged_epilogue(bool persistent, bool swizzled, design::BiasLoad load, bool has_bias) {
+  const bool bias_tma = load == design::BiasLoad::kTma;
   std::ostringstream s;
   if (persistent && swizzled) {
     s << "      // the previous tile's bulk copies have read this buffer before it is written again\n"
@@ -469,6 +498,8 @@ std::string staged_epilogue(bool persistent, bool swizzled, bool bias_tma, bool 
 )cu";
   if (bias_tma) {
     s << "            v += to_float(s.bias[col]);\n";
+  } else if (has_bias && load == design::BiasLoad::kPaired) {
+    s << "            v += bias_pair(bias, n0 + col - e, p.N, e);\n";
   } else if (has_bias) {
     s << "            v += n0 + col < p.N ? to_float(bias[n0 + col]) : 0.f;\n";
   }
@@ -515,7 +546,8 @@ std::string staged_epilogue(bool persistent, bool swizzled, bool bias_tma, bool 
 // in tma_swizzled's 128-byte swizzle); thread 0 copies the box and waits until the copy has read
 // it before the next box is written. The threads issue no global store, so L1 sees no traffic
 // (direct partial stores show L1 hit rates of 50-90 %, cuDNN's kernels 0).
-std::string partials_epilogue(bool swizzled, bool bias_tma, bool has_bias) {
+std::string partials_epilogue(bool swizzled, design::BiasLoad load, bool has_bias) {
+  const bool bias_tma = load == design::BiasLoad::kTma;
   std::ostringstream s;
   s << "      // every consumer is past the mainloop before the ring is reused (named barrier 1, consumers only)\n"
        "      asm volatile(\"bar.sync 1, %0;\" ::\"n\"(128 * kConsumers) : \"memory\");\n"
@@ -534,6 +566,8 @@ std::string partials_epilogue(bool swizzled, bool bias_tma, bool has_bias) {
 )cu";
   if (bias_tma) {
     s << "              if (w.slice == 0) v += to_float(s.bias[b * kBoxCols + bc]);  // the bias once, in the first slice's partial\n";
+  } else if (has_bias && load == design::BiasLoad::kPaired) {
+    s << "              if (w.slice == 0) v += bias_pair(bias, n0 + b * kBoxCols + bc - e, p.N, e);  // the bias once, in the first slice's partial\n";
   } else if (has_bias) {
     s << "              if (w.slice == 0) v += n0 + b * kBoxCols + bc < p.N ? to_float(bias[n0 + b * kBoxCols + bc]) : 0.f;  // the bias once, in the first slice's partial\n";
   }
@@ -710,11 +744,11 @@ gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensor
 )cu";
   if (bias_tma) s << "      bar_wait(&s.bias_full, 0);\n";
   if (store_tma && split) {
-    s << partials_epilogue(swizzled, bias_tma, has_bias);
+    s << partials_epilogue(swizzled, d.bias_load, has_bias);
     return s.str();
   }
   if (store_tma) {
-    s << staged_epilogue(persistent, swizzled, bias_tma, has_bias);
+    s << staged_epilogue(persistent, swizzled, d.bias_load, has_bias);
     return s.str();
   }
   // Direct epilogue: accumulator (warp w, lane l): acc[4j + 2h + e] -> row 16w + l/4 + 8h, col 8j + 2(l%4) + e.
@@ -729,7 +763,9 @@ gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensor
             if (row >= p.M || col >= p.N) continue;
             float v = acc[4 * j + 2 * h + e];
 )cu";
-  const std::string add_bias = bias_tma ? "v += to_float(s.bias[col - n0]);" : "v += to_float(bias[col]);";
+  const std::string add_bias = bias_tma ? "v += to_float(s.bias[col - n0]);"
+                               : d.bias_load == design::BiasLoad::kPaired ? "v += bias_pair(bias, col - e, p.N, e);"
+                                                                            : "v += to_float(bias[col]);";
   if (split) {
     if (has_bias) s << "            if (w.slice == 0) " << add_bias << "  // the bias once, in the first slice's partial\n";
     s << "            // fp32 partial sums [batch][kSplitK][M][N]; reduce_split_k adds the slices in order\n"
@@ -865,7 +901,9 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
   s << "// Hopper family (docs/design-space.md): 1 producer + " << design::hopper_consumers(d)
     << " consumer warpgroups (block " << d.fixed.block_size << "), tile " << d.tile.m << "x" << d.tile.n << "x" << d.tile.k
     << ", " << d.stages << " TMA stages, raster " << design::to_string(d.raster) << ", epilogue store "
-    << design::to_string(d.epilogue_store) << (d.bias_load == design::BiasLoad::kTma ? ", bias by bulk copy" : "") << ", cluster " << d.cluster.m << "x" << d.cluster.n << ", "
+    << design::to_string(d.epilogue_store) << (d.bias_load == design::BiasLoad::kTma      ? ", bias by bulk copy"
+                                                : d.bias_load == design::BiasLoad::kPaired ? ", bias by pair loads past L1"
+                                                                                          : "") << ", cluster " << d.cluster.m << "x" << d.cluster.n << ", "
     << design::to_string(d.fragment) << (conv ? "; convolution as im2col + GEMM" : "")
     << (!tf32                                              ? ""
         : d.tf32_round == design::Tf32Round::kShared ? "; tf32 operands rounded to nearest in shared memory"
@@ -930,7 +968,8 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
   }
   s << wgmma_function(d.tile.n, dtype == ops::DType::bf16 ? "bf16" : dtype == ops::DType::f16 ? "f16" : "tf32",
                       design::fragment_shape(d.fragment).k);
-  std::map<std::string, std::string> pieces = bias_pieces(d.bias_load == design::BiasLoad::kTma);
+  const char* pair_type = dtype == ops::DType::bf16 ? "__nv_bfloat162" : dtype == ops::DType::f16 ? "__half2" : "float2";
+  std::map<std::string, std::string> pieces = bias_pieces(d.bias_load, pair_type);
   for (auto& [name, text] : later_pieces(d)) pieces[name] = text;
   // The output map: one box per warpgroup tile, or 128-byte swizzled boxes (tma_swizzled).
   const bool swizzled = d.epilogue_store == design::EpilogueStore::kTmaSwizzled;

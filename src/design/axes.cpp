@@ -80,8 +80,8 @@ struct Names<EpilogueStore> {
 };
 template <>
 struct Names<BiasLoad> {
-  static constexpr std::array<std::pair<BiasLoad, const char*>, 2> table{
-      {{BiasLoad::kGlobal, "global"}, {BiasLoad::kTma, "tma"}}};
+  static constexpr std::array<std::pair<BiasLoad, const char*>, 3> table{
+      {{BiasLoad::kGlobal, "global"}, {BiasLoad::kTma, "tma"}, {BiasLoad::kPaired, "paired"}}};
 };
 template <>
 struct Names<RegisterSplit> {

@@ -102,7 +102,7 @@ inline bool is_bulk_store(EpilogueStore e) { return e != EpilogueStore::kDirect;
 //     loads; kTma = the producer copies the block's bias slice into shared memory with one bulk
 //     tensor copy, so the kernel issues no ordinary global load at all (as nvjet's kernels do).
 //     Only for an op with a bias.
-enum class BiasLoad { kGlobal, kTma };
+enum class BiasLoad { kGlobal, kTma, kPaired };
 // 16. Cluster: thread-block clusters of m x n blocks (m along the M tiles); 1 x 1 = none. Vortex
 //     has no clusters (its side records that).
 struct Cluster {

@@ -60,7 +60,7 @@ std::string hopper_procedural_name(const DesignPoint& d) {
   std::ostringstream s;
   s << ops::to_string(d.op.kind) << '_' << ops::to_string(d.fixed.precision) << "_hopper_b" << d.fixed.block_size << "_t"
     << d.tile.m << 'x' << d.tile.n << 'x' << d.tile.k << "_st" << d.stages << '_' << to_string(d.raster) << "_ep-"
-    << to_string(d.epilogue_store) << (d.bias_load == BiasLoad::kTma ? "_bias-tma" : "") << "_c" << d.cluster.m << 'x' << d.cluster.n << '_' << to_string(d.fragment);
+    << to_string(d.epilogue_store) << (d.bias_load == BiasLoad::kTma ? "_bias-tma" : d.bias_load == BiasLoad::kPaired ? "_bias-pairs" : "") << "_c" << d.cluster.m << 'x' << d.cluster.n << '_' << to_string(d.fragment);
   if (d.split_k != 1) s << "_sk" << d.split_k;
   if (d.register_split != RegisterSplit::kNone) s << '_' << to_string(d.register_split);
   if (d.wgmma_in_flight != 1) s << "_if" << d.wgmma_in_flight;
@@ -211,8 +211,8 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
                                   " bytes is not a multiple of 128"));
     }
   }
-  if (d.bias_load == BiasLoad::kTma && !op.has_bias()) {
-    fail("hopper-bias", "bias_load tma copies the bias: the op has none");
+  if (d.bias_load != BiasLoad::kGlobal && !op.has_bias()) {
+    fail("hopper-bias", cat("bias_load ", to_string(d.bias_load), " reads the bias: the op has none"));
   }
   if (!cluster_dim_ok(d.cluster.m) || !cluster_dim_ok(d.cluster.n) || d.cluster.m * d.cluster.n > 8) {
     fail("hopper-cluster", cat("cluster ", d.cluster.m, "x", d.cluster.n, ": 1, 2 or 4 blocks each way, at most 8"));
@@ -245,7 +245,7 @@ const std::vector<std::pair<std::string, std::string>>& hopper_rule_descriptions
       {"hopper-schedule", "Hopper: schedule persistent with bias_load global and cluster 1x1"},
       {"hopper-tf32-round", "Hopper: tf32_round shared for tf32 designs only"},
       {"hopper-epilogue", "Hopper: a bulk-store epilogue needs a [M][N] output (or split_k > 1: the partial sums) with 16-byte rows and fits the A ring (grid schedule; split_k > 1 stages one 128-byte box at a time); tma_swizzled needs tile n x element size a multiple of 128 bytes"},
-      {"hopper-bias", "Hopper: bias_load tma only for an op with a bias"},
+      {"hopper-bias", "Hopper: bias_load tma or paired only for an op with a bias"},
       {"hopper-cluster", "Hopper: cluster m, n in {1, 2, 4}, m x n <= 8"},
       {"hopper-grid", "Hopper: batch x split_k <= 65535 (grid z)"},
       {"vortex-counterpart", "the Vortex side of a Hopper design is a valid GEMM design"},

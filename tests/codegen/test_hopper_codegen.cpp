@@ -81,6 +81,10 @@ std::vector<DesignPoint> later_designs() {
       // with the bias by bulk copy (added to slice 0) and with it read from global memory
       with(s[2], {"split_k=2", "epilogue_store=tma", "tile=128x64x32"}),
       with(s[2], {"split_k=3", "epilogue_store=tma_swizzled", "bias_load=global", "tile=128x96x32"}),
+      // the bias by pair loads past L1: a persistent swizzled linear and split-K partials by bulk copy
+      with(s[0], {"tile=128x192x64", "register_split=setmaxnreg", "schedule=persistent", "epilogue_store=tma_swizzled",
+                  "bias_load=paired"}),
+      with(s[2], {"split_k=2", "epilogue_store=tma", "tile=128x64x32", "bias_load=paired"}),
   };
 }
 
@@ -284,6 +288,29 @@ TEST(HopperEmit, SplitKPartialsLeaveByBulkCopyOneBoxAtATime) {
   const std::string direct = emit_cuda(with(later[12], {"epilogue_store=direct"}));
   EXPECT_NE(direct.find("p.partials[(("), std::string::npos);
   EXPECT_NE(direct.find("make_out_map(&map_out, buffers->out, p)"), std::string::npos);
+}
+
+TEST(HopperEmit, PairedBiasLoadsEachColumnPairOncePastL1) {
+  // bias_load paired: one ld.global.cg of a (bf16x2 | half2 | float2) pair per column pair, in
+  // the grid kernel's tile and direct epilogues and in the general kernel's staged and split-K
+  // epilogues; no ordinary element load of the bias is left.
+  const auto s = seeds();
+  const auto later = later_designs();
+  const std::vector<std::pair<DesignPoint, const char*>> cases = {
+      {with(s[0], {"bias_load=paired"}), "__nv_bfloat162"},
+      {with(s[0], {"bias_load=paired", "epilogue_store=direct"}), "__nv_bfloat162"},
+      {later[14], "__nv_bfloat162"},
+      {later[15], "float2"},
+  };
+  for (const auto& [d, pair] : cases) {
+    const std::string src = emit_cuda(d);
+    EXPECT_NE(src.find(std::string("using pair_t = ") + pair + ";"), std::string::npos) << design::procedural_name(d);
+    EXPECT_NE(src.find("__ldcg(reinterpret_cast<const pair_t*>(bias + c0))"), std::string::npos);
+    EXPECT_NE(src.find("bias_pair(bias, "), std::string::npos);
+    EXPECT_EQ(src.find("to_float(bias["), std::string::npos) << design::procedural_name(d);
+    EXPECT_EQ(src.find("map_bias"), std::string::npos);
+    EXPECT_NE(src.find("_bias-pairs"), std::string::npos);
+  }
 }
 
 TEST(HopperEmit, SwizzledStagingAddressesAreABijectionWithoutBankConflicts) {
