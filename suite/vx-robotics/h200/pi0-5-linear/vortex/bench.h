@@ -34,7 +34,7 @@
 namespace bench {
 
 inline const char* const kDesign =
-    "linear_bf16_hopper_b384_t128x32x64_st5_n_major_ep-tma_bias-tma_c2x1_wgmma_m64k16";
+    "linear_bf16_hopper_b384_t128x32x64_st6_n_major_ep-tma_bias-pairs_c2x1_wgmma_m64k16";
 constexpr uint32_t kThreads = 384;       // one block
 constexpr uint32_t kLocalBytes = 26624;  // local memory of one block
 constexpr bool kTensorCore = true;       // built for 32-thread warps
