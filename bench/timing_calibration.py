@@ -5,6 +5,9 @@ the geometric mean of |error| per shape and overall, and the worst case.
 
   /usr/bin/python3 bench/timing_calibration.py --vxsynth build/vxsynth --simx-dir DIR [--out FILE.json]
 
+Rows can be picked with --only KERNEL,... and --shapes CxWxT,... (e.g. to rerun a few rows on SimX;
+--simx-timeout SECONDS bounds each SimX run, 0 for none).
+
 DIR/<C>x<W>x<T>/simx is SimX built for that shape (NUM_CORES/NUM_WARPS/NUM_THREADS are SimX
 build-time constants; its tensor unit needs -DEXT_TCU_ENABLE). SimX's standalone runner prints
 no counters: the one used here prints its cycle count as `SIMX-CALIB: cycles=N` (see
@@ -82,16 +85,36 @@ def ours(vx, vxbin, shape, params):
     return {"cycles": doc["cycles"], "instrs": doc["instrs"], "exit": doc["exit_code"], "seconds": dt}
 
 
-def simx(simx_dir, binf, shape):
+def simx(simx_dir, binf, shape, timeout):
     c, w, t = shape
     exe = os.path.join(simx_dir, f"{c}x{w}x{t}", "simx")
     t0 = time.time()
-    r = subprocess.run([exe, binf], capture_output=True, text=True, cwd=os.path.dirname(exe), timeout=1800)
+    try:
+        r = subprocess.run([exe, binf], capture_output=True, text=True, cwd=os.path.dirname(exe),
+                           timeout=timeout if timeout > 0 else None)
+    except subprocess.TimeoutExpired:
+        return {"cycles": None, "exit": None, "seconds": time.time() - t0,
+                "output": f"timed out after {timeout} s"}
     dt = time.time() - t0
     m = re.search(r"cycles=(\d+)", r.stdout)
     if not m:
         return {"cycles": None, "exit": r.returncode, "seconds": dt, "output": r.stdout[-400:] + r.stderr[-400:]}
     return {"cycles": int(m.group(1)), "exit": r.returncode, "seconds": dt}
+
+
+def parse_shapes(text):
+    """'1x4x32,2x8x16' -> [(1, 4, 32), (2, 8, 16)]; each must be one of SHAPES."""
+    out = []
+    for item in text.split(","):
+        m = re.fullmatch(r"(\d+)x(\d+)x(\d+)", item.strip())
+        if not m:
+            raise argparse.ArgumentTypeError(f"shape {item!r}: expected CxWxT, e.g. 1x4x32")
+        shape = tuple(int(g) for g in m.groups())
+        if shape not in SHAPES:
+            raise argparse.ArgumentTypeError(
+                f"shape {item!r}: not one of {', '.join('x'.join(map(str, s)) for s in SHAPES)}")
+        out.append(shape)
+    return out
 
 
 def gmean(xs):
@@ -108,6 +131,9 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--timing-param", action="append", default=[])
     ap.add_argument("--only", help="comma-separated kernel names")
+    ap.add_argument("--shapes", type=parse_shapes, default=SHAPES,
+                    help="comma-separated shapes CxWxT (default: " + ",".join("x".join(map(str, s)) for s in SHAPES) + ")")
+    ap.add_argument("--simx-timeout", type=float, default=1800, help="seconds per SimX run, 0 for no limit (default 1800)")
     ap.add_argument("--no-probes", action="store_true", help="leave out the probe_* rows")
     ap.add_argument("--jobs", type=int, default=1, help="our runs at once (2 at most on a shared machine)")
     args = ap.parse_args()
@@ -120,14 +146,21 @@ def main():
     only = set(args.only.split(",")) if args.only else None
     rows = []
     todo = []
+    if only:
+        unknown = only - {k[0] for k in kernels()}
+        if unknown:
+            sys.exit(f"--only: no kernel named {', '.join(sorted(unknown))}")
     for name, sources, includes in kernels():
         if only and name not in only:
             continue
         probe = name.startswith("probe_")
         if probe and args.no_probes and not only:
             continue
+        shapes = [s for s in (PROBE_SHAPES if probe else SHAPES) if s in args.shapes]
+        if not shapes:
+            continue
         vxbin, binf = build(args.vxsynth, name, sources, includes, args.work)
-        for shape in PROBE_SHAPES if probe else SHAPES:
+        for shape in shapes:
             todo.append((name, probe, vxbin, binf, shape))
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         results = list(pool.map(lambda t: ours(args.vxsynth, t[2], t[4], args.timing_param), todo))
@@ -138,7 +171,7 @@ def main():
         if probe:
             row["probe"] = True
         if args.simx_dir:
-            s = simx(args.simx_dir, binf, shape)
+            s = simx(args.simx_dir, binf, shape, args.simx_timeout)
             row.update({"simx_cycles": s["cycles"], "simx_exit": s["exit"], "simx_seconds": round(s["seconds"], 2)})
             if s["cycles"] is None:
                 row["simx_output"] = s.get("output", "")
@@ -148,7 +181,8 @@ def main():
             row["error"] = (row["ours_cycles"] - row["simx_cycles"]) / row["simx_cycles"]
         rows.append(row)
         err = f"{100 * row['error']:+.1f}%" if "error" in row else "n/a"
-        print(f"{name:16s} {key:7s} ours={row['ours_cycles']:>10} simx={row.get('simx_cycles')!s:>10} error={err}",
+        took = f" simx_seconds={row['simx_seconds']}" if "simx_seconds" in row else ""
+        print(f"{name:16s} {key:7s} ours={row['ours_cycles']:>10} simx={row.get('simx_cycles')!s:>10} error={err}{took}",
               flush=True)
     summary = {}
     for shape in SHAPES + [None]:
