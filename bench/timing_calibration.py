@@ -20,9 +20,14 @@ memory path at wide warps, docs/vxsim-timing.md "Calibration"); they are listed 
 error but kept out of the per-shape summary, which is the calibration target (issue 15: geometric
 mean of |error| within 10 % per shape, no kernel beyond 25 %).
 
-Without SimX: --simx-json docs/measurements/vxsim-timing-simx-v2.json (SimX v2's committed figures)."""
+Without SimX: --simx-json docs/measurements/vxsim-timing-simx-v2.json (SimX v2's committed figures).
+Each row records bin_sha256, the digest of the flat image both simulators ran; with --simx-json a
+row whose image differs from the one SimX ran (the kernels, vortex-rt or sim cc changed since) is
+flagged `simx_binary_differs` and counted in the summary: its SimX figure is of another program
+and needs measuring again."""
 import argparse
 import concurrent.futures
+import hashlib
 import json
 import math
 import os
@@ -69,7 +74,7 @@ def build(vx, name, sources, includes, work):
     binf = os.path.join(work, name + ".bin")
     with open(binf, "wb") as f:
         f.write(data[16:])
-    return vxbin, binf
+    return vxbin, binf, hashlib.sha256(data[16:]).hexdigest()
 
 
 def ours(vx, vxbin, shape, params):
@@ -142,7 +147,7 @@ def main():
     if args.simx_json:
         with open(args.simx_json) as f:
             for row in json.load(f)["rows"]:
-                previous[(row["kernel"], row["shape"])] = row.get("simx_cycles")
+                previous[(row["kernel"], row["shape"])] = (row.get("simx_cycles"), row.get("bin_sha256"))
     only = set(args.only.split(",")) if args.only else None
     rows = []
     todo = []
@@ -159,15 +164,15 @@ def main():
         shapes = [s for s in (PROBE_SHAPES if probe else SHAPES) if s in args.shapes]
         if not shapes:
             continue
-        vxbin, binf = build(args.vxsynth, name, sources, includes, args.work)
+        vxbin, binf, digest = build(args.vxsynth, name, sources, includes, args.work)
         for shape in shapes:
-            todo.append((name, probe, vxbin, binf, shape))
+            todo.append((name, probe, vxbin, binf, digest, shape))
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(lambda t: ours(args.vxsynth, t[2], t[4], args.timing_param), todo))
-    for (name, probe, vxbin, binf, shape), o in zip(todo, results):
+        results = list(pool.map(lambda t: ours(args.vxsynth, t[2], t[5], args.timing_param), todo))
+    for (name, probe, vxbin, binf, digest, shape), o in zip(todo, results):
         key = "x".join(map(str, shape))
         row = {"kernel": name, "shape": key, "ours_cycles": o["cycles"], "instrs": o["instrs"],
-               "ours_exit": o["exit"], "ours_seconds": round(o["seconds"], 2)}
+               "ours_exit": o["exit"], "ours_seconds": round(o["seconds"], 2), "bin_sha256": digest}
         if probe:
             row["probe"] = True
         if args.simx_dir:
@@ -176,12 +181,16 @@ def main():
             if s["cycles"] is None:
                 row["simx_output"] = s.get("output", "")
         elif (name, key) in previous:
-            row["simx_cycles"] = previous[(name, key)]
+            row["simx_cycles"], simx_digest = previous[(name, key)]
+            if simx_digest and simx_digest != digest:
+                row["simx_binary_differs"] = True
         if row.get("simx_cycles"):
             row["error"] = (row["ours_cycles"] - row["simx_cycles"]) / row["simx_cycles"]
         rows.append(row)
         err = f"{100 * row['error']:+.1f}%" if "error" in row else "n/a"
         took = f" simx_seconds={row['simx_seconds']}" if "simx_seconds" in row else ""
+        if row.get("simx_binary_differs"):
+            took += " (SimX ran another binary)"
         print(f"{name:16s} {key:7s} ours={row['ours_cycles']:>10} simx={row.get('simx_cycles')!s:>10} error={err}{took}",
               flush=True)
     summary = {}
@@ -201,6 +210,11 @@ def main():
             summary["probes " + key] = {"kernels": len(errs), "gmean_abs_error": gmean(errs), "max_abs_error": max(errs)}
             print(f"probes {key}: {len(errs)} probes, geometric mean |error| {100 * gmean(errs):.1f}%, "
                   f"worst {100 * max(errs):.1f}% (not in the target)")
+    stale = [f"{r['kernel']} {r['shape']}" for r in rows if r.get("simx_binary_differs")]
+    if stale:
+        summary["simx_binary_differs"] = stale
+        print(f"{len(stale)} rows compare with SimX figures of another binary (kernel, vortex-rt or sim cc changed "
+              f"since SimX ran): measure them again with --simx-dir", file=sys.stderr)
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"rows": rows, "summary": summary, "timing_params": args.timing_param}, f, indent=1)
