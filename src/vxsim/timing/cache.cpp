@@ -102,7 +102,7 @@ uint64_t Cache::request(uint64_t cycle, uint64_t addr, bool write) {
   ++stats_.reads;
   // A miss to a line still being filled waits for that fill (the MSHR merges it).
   const size_t nmshr = mshr_line_.size();
-  if (mshr_hash_count_[key % kHashes] != 0) {
+  if (mshr_hash_count_[mshr_hash(key)] != 0) {
     for (size_t i = 0; i < nmshr; ++i) {
       if (mshr_line_[i] == key && mshr_fill_[i] > t) {
         ++stats_.read_misses;
@@ -129,8 +129,8 @@ uint64_t Cache::request(uint64_t cycle, uint64_t addr, bool write) {
     t = mshr_fill_[slot];
   }
   const uint64_t fill = next_->request(t + latency_, addr, false);
-  --mshr_hash_count_[mshr_line_[slot] % kHashes];
-  ++mshr_hash_count_[key % kHashes];
+  --mshr_hash_count_[mshr_hash(mshr_line_[slot])];
+  ++mshr_hash_count_[mshr_hash(key)];
   mshr_line_[slot] = key;
   mshr_fill_[slot] = fill;
   mshr_update(slot);

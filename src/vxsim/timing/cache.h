@@ -40,6 +40,9 @@ class Cache : public MemLevel {
   std::vector<uint32_t> mshr_line_;
   std::vector<uint64_t> mshr_fill_;
   static constexpr uint32_t kHashes = 256;
+  // Multiplicative (Fibonacci) hashing: the lines of one warp access are often a power of two
+  // apart (a row stride), which `line % kHashes` maps onto a few buckets.
+  static uint32_t mshr_hash(uint32_t key) { return (key * 0x9E3779B1u) >> 24; }
   std::vector<uint16_t> mshr_hash_count_;
   // A tournament tree over the MSHRs' fill cycles (leaves mshr_leaves_ .. 2 * mshr_leaves_ - 1,
   // padded with never-free entries): each node holds the index of its subtree's earliest fill,
