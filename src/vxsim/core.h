@@ -181,8 +181,12 @@ class Core {
     job_posted = false;
   }
 
-  // Memory-instruction bookkeeping (distinct lines, per-lane addresses for the trace).
-  uint32_t lines[kMaxThreads];
+  // Memory-instruction bookkeeping (distinct lines, per-lane addresses for the trace). The
+  // distinct lines sit on a 64-slot open-addressed table (at most 32 lines): O(1) per lane,
+  // where a scan of the lines seen so far cost O(lanes) per lane on scattered accesses.
+  uint64_t line_used = 0;
+  uint32_t line_key[64];
+  uint32_t last_line = 0;
   uint32_t num_lines = 0;
   bool mem_global = false, mem_local = false;
   uint32_t lane_addr[kMaxThreads];
@@ -240,6 +244,7 @@ class Core {
 
   void begin_mem() {
     num_lines = 0;
+    line_used = 0;
     mem_global = mem_local = false;
   }
   void end_mem() {
@@ -269,11 +274,18 @@ class Core {
  private:
   void track_global(uint32_t addr) {
     mem_global = true;
-    uint32_t line = addr / kCacheLineSize;
-    for (uint32_t i = num_lines; i-- > 0;) {
-      if (lines[i] == line) return;
+    const uint32_t line = addr / kCacheLineSize;
+    if (num_lines != 0 && line == last_line) return;  // the previous lane's line (coalesced)
+    last_line = line;
+    for (uint32_t h = (line * 0x9E3779B1u) >> 26;; h = (h + 1) & 63) {
+      if (((line_used >> h) & 1) == 0) {
+        line_used |= uint64_t{1} << h;
+        line_key[h] = line;
+        ++num_lines;
+        return;
+      }
+      if (line_key[h] == line) return;
     }
-    lines[num_lines++] = line;
   }
   void local_access(uint32_t addr, uint32_t lane, uint32_t size) {
     mem_local = true;
