@@ -23,6 +23,7 @@ Cache::Cache(uint32_t size, uint32_t ways, uint32_t line, uint32_t banks, uint32
       sets_(size / (line * ways)),
       latency_(latency),
       line_bits_(static_cast<uint32_t>(std::countr_zero(line))),
+      bank_bits_(static_cast<uint32_t>(std::countr_zero(banks))),
       next_(next),
       tags_(static_cast<size_t>(sets_) * ways, 0),
       lru_(static_cast<size_t>(sets_) * ways, 0),
@@ -32,26 +33,28 @@ Cache::Cache(uint32_t size, uint32_t ways, uint32_t line, uint32_t banks, uint32
       mshr_hash_count_(kHashes, 0) {
   mshr_hash_count_[0] = static_cast<uint16_t>(mshrs);
   mshr_leaves_ = std::bit_ceil(std::max<uint32_t>(1, mshrs));
-  mshr_tree_.assign(2 * static_cast<size_t>(mshr_leaves_), 0);
+  mshr_tree_.assign(2 * static_cast<size_t>(mshr_leaves_), MshrNode{0, 0});
   mshr_rebuild();
 }
 
-uint64_t Cache::fill_of(uint32_t i) const {
-  return i < mshr_fill_.size() ? mshr_fill_[i] : std::numeric_limits<uint64_t>::max();
-}
-
 void Cache::mshr_rebuild() {
-  for (uint32_t i = 0; i < mshr_leaves_; ++i) mshr_tree_[mshr_leaves_ + i] = i;
+  for (uint32_t i = 0; i < mshr_leaves_; ++i) {
+    mshr_tree_[mshr_leaves_ + i] = {i < mshr_fill_.size() ? mshr_fill_[i] : std::numeric_limits<uint64_t>::max(), i};
+  }
   for (uint32_t n = mshr_leaves_ - 1; n >= 1; --n) {
-    const uint32_t l = mshr_tree_[2 * n], r = mshr_tree_[2 * n + 1];
-    mshr_tree_[n] = fill_of(r) < fill_of(l) ? r : l;
+    const MshrNode& l = mshr_tree_[2 * n];
+    const MshrNode& r = mshr_tree_[2 * n + 1];
+    mshr_tree_[n] = r.fill < l.fill ? r : l;
   }
 }
 
-void Cache::mshr_update(uint32_t i) {
+void Cache::mshr_set(uint32_t i, uint64_t fill) {
+  mshr_fill_[i] = fill;
+  mshr_tree_[mshr_leaves_ + i].fill = fill;
   for (uint32_t n = (mshr_leaves_ + i) / 2; n >= 1; n /= 2) {
-    const uint32_t l = mshr_tree_[2 * n], r = mshr_tree_[2 * n + 1];
-    mshr_tree_[n] = fill_of(r) < fill_of(l) ? r : l;
+    const MshrNode& l = mshr_tree_[2 * n];
+    const MshrNode& r = mshr_tree_[2 * n + 1];
+    mshr_tree_[n] = r.fill < l.fill ? r : l;
   }
 }
 
@@ -74,7 +77,7 @@ uint64_t Cache::request(uint64_t cycle, uint64_t addr, bool write) {
   uint64_t t = std::max(cycle, bank);
   stats_.bank_stalls += t - cycle;
   bank = t + 1;
-  const uint32_t set = static_cast<uint32_t>((line / bank_free_.size()) & (sets_ - 1));
+  const uint32_t set = static_cast<uint32_t>((line >> bank_bits_) & (sets_ - 1));
   uint32_t* tags = &tags_[static_cast<size_t>(set) * ways_];
   uint64_t* lru = &lru_[static_cast<size_t>(set) * ways_];
   const uint32_t key = static_cast<uint32_t>(line) + 1;
@@ -117,23 +120,22 @@ uint64_t Cache::request(uint64_t cycle, uint64_t addr, bool write) {
   ++stats_.read_misses;
   // A free MSHR (the first whose fill is over), else wait for the earliest one (the first of
   // equals).
-  uint32_t slot = mshr_tree_[1];
-  if (mshr_fill_[slot] <= t) {
+  uint32_t slot = mshr_tree_[1].index;
+  if (mshr_tree_[1].fill <= t) {
     // The leftmost leaf whose fill is over: descend into the left subtree whenever its
     // earliest fill is.
     uint32_t n = 1;
-    while (n < mshr_leaves_) n = fill_of(mshr_tree_[2 * n]) <= t ? 2 * n : 2 * n + 1;
+    while (n < mshr_leaves_) n = mshr_tree_[2 * n].fill <= t ? 2 * n : 2 * n + 1;
     slot = n - mshr_leaves_;
   } else {
-    stats_.mshr_stalls += mshr_fill_[slot] - t;
-    t = mshr_fill_[slot];
+    stats_.mshr_stalls += mshr_tree_[1].fill - t;
+    t = mshr_tree_[1].fill;
   }
   const uint64_t fill = next_->request(t + latency_, addr, false);
   --mshr_hash_count_[mshr_hash(mshr_line_[slot])];
   ++mshr_hash_count_[mshr_hash(key)];
   mshr_line_[slot] = key;
-  mshr_fill_[slot] = fill;
-  mshr_update(slot);
+  mshr_set(slot, fill);
   // Install now (the MSHR check above covers the window until the fill arrives).
   uint32_t victim = 0;
   for (uint32_t w = 1; w < ways_; ++w) {

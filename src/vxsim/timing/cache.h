@@ -30,6 +30,7 @@ class Cache : public MemLevel {
  private:
   uint32_t line_, ways_, sets_, latency_;
   uint32_t line_bits_;
+  uint32_t bank_bits_;  // banks are a power of two (a shift, not a 64-bit division per request)
   MemLevel* next_;
   std::vector<uint32_t> tags_;   // sets * ways: line number + 1, 0 = invalid
   std::vector<uint64_t> lru_;    // last use stamp
@@ -45,13 +46,17 @@ class Cache : public MemLevel {
   static uint32_t mshr_hash(uint32_t key) { return (key * 0x9E3779B1u) >> 24; }
   std::vector<uint16_t> mshr_hash_count_;
   // A tournament tree over the MSHRs' fill cycles (leaves mshr_leaves_ .. 2 * mshr_leaves_ - 1,
-  // padded with never-free entries): each node holds the index of its subtree's earliest fill,
-  // the lower index among equals. Finds the first free MSHR or the earliest-filling one in
+  // padded with never-free entries): each node holds its subtree's earliest fill and that
+  // MSHR's index, the lower index among equals (a copy of the fill, so each level costs one
+  // load, not two dependent ones). Finds the first free MSHR or the earliest-filling one in
   // log2(MSHRs) steps where a scan took MSHRs (a memory-bound kernel misses on every request).
+  struct MshrNode {
+    uint64_t fill;
+    uint32_t index;
+  };
   uint32_t mshr_leaves_ = 1;
-  std::vector<uint32_t> mshr_tree_;
-  uint64_t fill_of(uint32_t i) const;
-  void mshr_update(uint32_t i);
+  std::vector<MshrNode> mshr_tree_;
+  void mshr_set(uint32_t i, uint64_t fill);
   void mshr_rebuild();
   uint64_t stamp_ = 0;
   CacheStats stats_;
