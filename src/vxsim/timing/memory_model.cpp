@@ -24,45 +24,44 @@ FixedLatencyMemory::FixedLatencyMemory(const Shape& shape)
 }
 
 void FixedLatencyMemory::reset() {
-  for (Channel& c : channels_) {
-    c.bus_free = 0;
-    c.bank_ready.assign(size_t{1} << dram_bank_bits_, 0);
-    c.open_row.assign(size_t{1} << dram_bank_bits_, 0);
-    c.starts.assign(shape_.queue, 0);
-    c.head = 0;
-  }
+  for (Channel& c : channels_) c = Channel{};
+  bank_ready_.assign(channels_.size() << dram_bank_bits_, 0);
+  open_row_.assign(channels_.size() << dram_bank_bits_, 0);
+  starts_.assign(channels_.size() * shape_.queue, 0);
   stats_ = MemoryStats{};
 }
 
 uint64_t FixedLatencyMemory::request(uint64_t cycle, uint64_t addr, bool write) {
   const uint64_t block = line_shift_ != 0 ? addr >> line_shift_ : addr / shape_.line;
-  Channel& ch = channels_[block & (channels_.size() - 1)];
+  const size_t channel = block & (channels_.size() - 1);
+  Channel& ch = channels_[channel];
   // Within the channel: the line's column in its row, then the DRAM bank, then the row.
   const uint64_t in_channel = block >> channel_bits_;
   const uint64_t bank_row = in_channel >> row_bits_;
-  const size_t bank = bank_row & ((uint64_t{1} << dram_bank_bits_) - 1);
+  const size_t bank = (channel << dram_bank_bits_) | (bank_row & ((uint64_t{1} << dram_bank_bits_) - 1));
   const uint64_t row = (bank_row >> dram_bank_bits_) + 1;
   // Room in the channel's queue: the request `queue` places ahead must have started.
   uint64_t accept = cycle;
-  if (!ch.starts.empty()) {
-    accept = std::max(accept, ch.starts[ch.head]);
+  uint64_t* queue_slot = shape_.queue != 0 ? &starts_[channel * shape_.queue + ch.head] : nullptr;
+  if (queue_slot != nullptr) {
+    accept = std::max(accept, *queue_slot);
     stats_.queue_stalls += accept - cycle;
   }
   uint64_t start;
-  if (ch.open_row[bank] == row) {
-    start = std::max({accept, ch.bus_free, ch.bank_ready[bank]});
+  if (open_row_[bank] == row) {
+    start = std::max({accept, ch.bus_free, bank_ready_[bank]});
   } else {
     ++stats_.row_misses;
-    ch.open_row[bank] = row;
-    start = std::max(std::max(accept, ch.bank_ready[bank]) + shape_.row_miss_cycles, ch.bus_free);
+    open_row_[bank] = row;
+    start = std::max(std::max(accept, bank_ready_[bank]) + shape_.row_miss_cycles, ch.bus_free);
   }
   stats_.bank_stalls += start - accept;
   ch.bus_free = start + shape_.cycles_per_line;
-  ch.bank_ready[bank] = ch.bus_free;
+  bank_ready_[bank] = ch.bus_free;
   stats_.busy_cycles += shape_.cycles_per_line;
-  if (!ch.starts.empty()) {
-    ch.starts[ch.head] = start;
-    ch.head = ch.head + 1 == ch.starts.size() ? 0 : ch.head + 1;
+  if (queue_slot != nullptr) {
+    *queue_slot = start;
+    ch.head = ch.head + 1 == shape_.queue ? 0 : ch.head + 1;
   }
   if (write) {
     ++stats_.writes;

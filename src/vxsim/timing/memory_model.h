@@ -67,17 +67,20 @@ class FixedLatencyMemory : public MemoryModel {
   uint32_t banks() const override { return shape_.channels; }
 
  private:
+  // Per channel: its bus and the head of its queue ring; the DRAM banks' state and the queue
+  // rings are flat arrays indexed by channel (one indexed load each on the per-line path,
+  // where vectors per channel cost a dependent load of the vector first).
   struct Channel {
     uint64_t bus_free = 0;
-    std::vector<uint64_t> bank_ready;    // per DRAM bank: cycle it can serve a column access
-    std::vector<uint64_t> open_row;      // row number + 1, 0 = none
-    std::vector<uint64_t> starts;        // ring: start cycles of the last `queue` requests
-    size_t head = 0;
+    uint32_t head = 0;
   };
   Shape shape_;
   uint32_t line_shift_;  // log2(line) when line is a power of two, else 0 (divide)
   uint32_t channel_bits_, row_bits_, dram_bank_bits_;
   std::vector<Channel> channels_;
+  std::vector<uint64_t> bank_ready_;  // [channel << dram_bank_bits_ | bank]: cycle it can serve a column access
+  std::vector<uint64_t> open_row_;    // same index: row number + 1, 0 = none
+  std::vector<uint64_t> starts_;      // [channel * queue + i]: ring of the last `queue` requests' start cycles
   MemoryStats stats_;
 };
 
