@@ -50,11 +50,21 @@ void Cache::mshr_rebuild() {
 
 void Cache::mshr_set(uint32_t i, uint64_t fill) {
   mshr_fill_[i] = fill;
-  mshr_tree_[mshr_leaves_ + i].fill = fill;
-  for (uint32_t n = (mshr_leaves_ + i) / 2; n >= 1; n /= 2) {
-    const MshrNode& l = mshr_tree_[2 * n];
-    const MshrNode& r = mshr_tree_[2 * n + 1];
-    mshr_tree_[n] = r.fill < l.fill ? r : l;
+  // Up the path from the leaf, carrying the path's node in registers: each level then waits
+  // only for a compare, not for the node stored one level below (every miss of a
+  // memory-bound kernel comes through here, in one dependency chain with the next request).
+  MshrNode cur{fill, i};
+  uint32_t n = mshr_leaves_ + i;
+  mshr_tree_[n] = cur;
+  for (; n > 1; n /= 2) {
+    const MshrNode& sib = mshr_tree_[n ^ 1];
+    // The left child has the lower indices, so it wins ties.
+    if (n & 1) {
+      cur = cur.fill < sib.fill ? cur : sib;
+    } else {
+      cur = sib.fill < cur.fill ? sib : cur;
+    }
+    mshr_tree_[n / 2] = cur;
   }
 }
 
