@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <limits>
 
 namespace vxsynth::vxsim::timing {
 
@@ -33,37 +32,28 @@ Cache::Cache(uint32_t size, uint32_t ways, uint32_t line, uint32_t banks, uint32
       mshr_hash_count_(kHashes, 0) {
   mshr_hash_count_[0] = static_cast<uint16_t>(mshrs);
   mshr_leaves_ = std::bit_ceil(std::max<uint32_t>(1, mshrs));
-  mshr_tree_.assign(2 * static_cast<size_t>(mshr_leaves_), MshrNode{0, 0});
+  mshr_index_bits_ = static_cast<uint32_t>(std::countr_zero(mshr_leaves_));
+  mshr_tree_.assign(2 * static_cast<size_t>(mshr_leaves_), 0);
   mshr_rebuild();
 }
 
 void Cache::mshr_rebuild() {
   for (uint32_t i = 0; i < mshr_leaves_; ++i) {
-    mshr_tree_[mshr_leaves_ + i] = {i < mshr_fill_.size() ? mshr_fill_[i] : std::numeric_limits<uint64_t>::max(), i};
+    mshr_tree_[mshr_leaves_ + i] = i < mshr_fill_.size() ? mshr_fill_[i] << mshr_index_bits_ | i : ~uint64_t{0};
   }
-  for (uint32_t n = mshr_leaves_ - 1; n >= 1; --n) {
-    const MshrNode& l = mshr_tree_[2 * n];
-    const MshrNode& r = mshr_tree_[2 * n + 1];
-    mshr_tree_[n] = r.fill < l.fill ? r : l;
-  }
+  for (uint32_t n = mshr_leaves_ - 1; n >= 1; --n) mshr_tree_[n] = std::min(mshr_tree_[2 * n], mshr_tree_[2 * n + 1]);
 }
 
 void Cache::mshr_set(uint32_t i, uint64_t fill) {
   mshr_fill_[i] = fill;
-  // Up the path from the leaf, carrying the path's node in registers: each level then waits
-  // only for a compare, not for the node stored one level below (every miss of a
-  // memory-bound kernel comes through here, in one dependency chain with the next request).
-  MshrNode cur{fill, i};
+  // Up the path from the leaf, carrying the path's key in a register: each level then waits
+  // only for a compare, not for the key stored one level below (every miss of a memory-bound
+  // kernel comes through here, in one dependency chain with the next request).
+  uint64_t cur = fill << mshr_index_bits_ | i;
   uint32_t n = mshr_leaves_ + i;
   mshr_tree_[n] = cur;
   for (; n > 1; n /= 2) {
-    const MshrNode& sib = mshr_tree_[n ^ 1];
-    // The left child has the lower indices, so it wins ties.
-    if (n & 1) {
-      cur = cur.fill < sib.fill ? cur : sib;
-    } else {
-      cur = sib.fill < cur.fill ? sib : cur;
-    }
+    cur = std::min(cur, mshr_tree_[n ^ 1]);
     mshr_tree_[n / 2] = cur;
   }
 }
@@ -130,16 +120,18 @@ uint64_t Cache::request(uint64_t cycle, uint64_t addr, bool write) {
   ++stats_.read_misses;
   // A free MSHR (the first whose fill is over), else wait for the earliest one (the first of
   // equals).
-  uint32_t slot = mshr_tree_[1].index;
-  if (mshr_tree_[1].fill <= t) {
+  const uint64_t earliest = mshr_tree_[1] >> mshr_index_bits_;
+  uint32_t slot;
+  if (earliest <= t) {
     // The leftmost leaf whose fill is over: descend into the left subtree whenever its
     // earliest fill is.
     uint32_t n = 1;
-    while (n < mshr_leaves_) n = mshr_tree_[2 * n].fill <= t ? 2 * n : 2 * n + 1;
+    while (n < mshr_leaves_) n = (mshr_tree_[2 * n] >> mshr_index_bits_) <= t ? 2 * n : 2 * n + 1;
     slot = n - mshr_leaves_;
   } else {
-    stats_.mshr_stalls += mshr_tree_[1].fill - t;
-    t = mshr_tree_[1].fill;
+    slot = static_cast<uint32_t>(mshr_tree_[1] & (mshr_leaves_ - 1));
+    stats_.mshr_stalls += earliest - t;
+    t = earliest;
   }
   const uint64_t fill = next_->request(t + latency_, addr, false);
   --mshr_hash_count_[mshr_hash(mshr_line_[slot])];

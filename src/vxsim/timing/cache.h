@@ -46,16 +46,14 @@ class Cache : public MemLevel {
   static uint32_t mshr_hash(uint32_t key) { return (key * 0x9E3779B1u) >> 24; }
   std::vector<uint16_t> mshr_hash_count_;
   // A tournament tree over the MSHRs' fill cycles (leaves mshr_leaves_ .. 2 * mshr_leaves_ - 1,
-  // padded with never-free entries): each node holds its subtree's earliest fill and that
-  // MSHR's index, the lower index among equals (a copy of the fill, so each level costs one
-  // load, not two dependent ones). Finds the first free MSHR or the earliest-filling one in
-  // log2(MSHRs) steps where a scan took MSHRs (a memory-bound kernel misses on every request).
-  struct MshrNode {
-    uint64_t fill;
-    uint32_t index;
-  };
+  // padded with never-free entries): each node holds its subtree's earliest fill as one key,
+  // fill << mshr_index_bits_ | index, so integer order is fill order with the lower index
+  // first among equals, and padding is ~0 (fills stay far below 2^(64 - index bits)). Finds
+  // the first free MSHR or the earliest-filling one in log2(MSHRs) steps where a scan took
+  // MSHRs (a memory-bound kernel misses on every request).
   uint32_t mshr_leaves_ = 1;
-  std::vector<MshrNode> mshr_tree_;
+  uint32_t mshr_index_bits_ = 0;
+  std::vector<uint64_t> mshr_tree_;
   void mshr_set(uint32_t i, uint64_t fill);
   void mshr_rebuild();
   uint64_t stamp_ = 0;
