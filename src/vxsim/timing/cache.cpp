@@ -71,7 +71,16 @@ void Cache::reset() {
   stats_ = CacheStats{};
 }
 
-uint64_t Cache::request(uint64_t cycle, uint64_t addr, bool write) {
+uint64_t Cache::request(uint64_t cycle, uint64_t addr, bool write) { return access(cycle, addr, write); }
+
+uint64_t Cache::request_lines(uint64_t cycle, const uint32_t* addrs, uint32_t n, bool write) {
+  uint64_t last = 0;
+  for (uint32_t i = 0; i < n; ++i) last = std::max(last, access(cycle, addrs[i], write));
+  return last;
+}
+
+// Inlined into both callers (request_lines is the hot one).
+[[gnu::always_inline]] inline uint64_t Cache::access(uint64_t cycle, uint64_t addr, bool write) {
   const uint64_t line = addr >> line_bits_;
   uint64_t& bank = bank_free_[line & (bank_free_.size() - 1)];
   uint64_t t = std::max(cycle, bank);

@@ -19,10 +19,14 @@ struct CacheStats {
   CacheStats& operator+=(const CacheStats& o);
 };
 
-class Cache : public MemLevel {
+class Cache final : public MemLevel {
  public:
   Cache(uint32_t size, uint32_t ways, uint32_t line, uint32_t banks, uint32_t mshrs, uint32_t latency, MemLevel* next);
   uint64_t request(uint64_t cycle, uint64_t addr, bool write) override;
+  // `n` line requests at the same cycle, in this order, each as request() takes it; the latest
+  // response (an LSU instruction's blocks in one call: a memory-bound kernel sends dozens per
+  // instruction).
+  uint64_t request_lines(uint64_t cycle, const uint32_t* addrs, uint32_t n, bool write);
   const CacheStats& stats() const { return stats_; }
   void reset();
   uint32_t line() const { return line_; }
@@ -54,6 +58,7 @@ class Cache : public MemLevel {
   uint32_t mshr_leaves_ = 1;
   uint32_t mshr_index_bits_ = 0;
   std::vector<uint64_t> mshr_tree_;
+  uint64_t access(uint64_t cycle, uint64_t addr, bool write);
   void mshr_set(uint32_t i, uint64_t fill);
   void mshr_rebuild();
   uint64_t stamp_ = 0;

@@ -749,12 +749,13 @@ struct Vortex2Model::Impl {
     if (op.nblocks != 0) {
       ++core.ctr.global_mem_instrs;
       core.ctr.global_blocks += op.nblocks;
+      uint32_t addrs[32];
       for (uint32_t i = 0; i < op.nblocks; ++i) {
-        const uint32_t addr = w.blocks.front();
+        addrs[i] = w.blocks.front();
         w.blocks.pop_front();
-        const uint64_t r = core.dcache->request(req + core.l1_extra, addr, write) + core.l1_extra;
-        done = std::max(done, r);
       }
+      const uint64_t r = core.dcache->request_lines(req + core.l1_extra, addrs, op.nblocks, write) + core.l1_extra;
+      done = std::max(done, r);
     }
     if (op.lmem_cycles != 0) {
       const uint64_t s = std::max(req, core.lmem_free);
