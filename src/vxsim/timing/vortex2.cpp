@@ -161,6 +161,17 @@ class Ring {
     buf_[(head_ + size_) & mask_] = v;
     ++size_;
   }
+  // n values at once (an LSU instruction's blocks): one capacity check.
+  void push_back_n(const T* v, size_t n) {
+    while (size_ + n > buf_.size()) grow();
+    for (size_t i = 0; i < n; ++i) buf_[(head_ + size_ + i) & mask_] = v[i];
+    size_ += n;
+  }
+  void pop_front_n(T* out, size_t n) {
+    for (size_t i = 0; i < n; ++i) out[i] = buf_[(head_ + i) & mask_];
+    head_ = (head_ + n) & mask_;
+    size_ -= n;
+  }
 
  private:
   void grow() {
@@ -246,6 +257,11 @@ struct FetchQueue {
     }
   }
   void insert(const FetchEntry& e) {
+    // Arrivals come mostly in order: appending is where upper_bound would put it.
+    if (empty() || v.back().arrive <= e.arrive) {
+      v.push_back(e);
+      return;
+    }
     auto pos = std::upper_bound(v.begin() + static_cast<std::ptrdiff_t>(head), v.end(), e.arrive,
                                 [](uint64_t a, const FetchEntry& x) { return a < x.arrive; });
     v.insert(pos, e);
@@ -426,7 +442,7 @@ struct Vortex2Model::Impl {
       }
       op.nblocks = static_cast<uint8_t>(nseen);
       op.lmem_cycles = static_cast<uint8_t>(lmem_cycles);
-      for (uint32_t i = 0; i < nseen; ++i) w.blocks.push_back(seen[i]);
+      w.blocks.push_back_n(seen, nseen);
     }
     w.fifo.push_back(op);
   }
@@ -750,10 +766,7 @@ struct Vortex2Model::Impl {
       ++core.ctr.global_mem_instrs;
       core.ctr.global_blocks += op.nblocks;
       uint32_t addrs[32];
-      for (uint32_t i = 0; i < op.nblocks; ++i) {
-        addrs[i] = w.blocks.front();
-        w.blocks.pop_front();
-      }
+      w.blocks.pop_front_n(addrs, op.nblocks);
       const uint64_t r = core.dcache->request_lines(req + core.l1_extra, addrs, op.nblocks, write) + core.l1_extra;
       done = std::max(done, r);
     }
