@@ -1,7 +1,9 @@
 // vxsim with the vortex2 timing model: simulation speed in thread-instructions per second (the
 // target is 20 M per host core) against the functional mode on the same kernels, and the
 // modelled cycles. Kernels: the vortex-rt sgemm_tiled example (n = 128, one core) at 4x4 and
-// 8x32 threads, and the timing calibration kernel bench/timing_kernels/sgemm.cpp.
+// 8x32 threads, and the probe bench/timing_kernels/probes/ld_scatter.cpp at 16 warps of 32
+// threads (every lane loads its own line and misses: the memory-bound shape of the locked
+// suite's pi0-2-linear, whose time goes to the data cache's MSHRs, memory and the LSU).
 //   build/bench/bench_vxsim_timing --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
@@ -93,6 +95,46 @@ BENCHMARK(BM_TimingSgemmTiled)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(1);
+
+// Every lane of every warp loads its own 64-byte line (512 loads per thread): each warp load
+// sends 32 misses through the data cache's MSHRs to memory.
+void BM_TimingScatterLoads(benchmark::State& state) {
+  const bool timed = state.range(0) != 0;
+  const std::string& kernel = vxsynth::bench::source_kernel_vxbin("bench/timing_kernels/probes/ld_scatter.cpp");
+  if (kernel.empty()) {
+    state.SkipWithError("bench/timing_kernels/probes/ld_scatter.cpp could not be built");
+    return;
+  }
+  Config cfg;
+  cfg.threads = 32;
+  cfg.warps = 16;
+  Simulator sim(cfg);
+  timing::Vortex2Model model{timing::TimingParams{}};
+  if (timed) sim.set_instruction_consumer(&model);
+  sim.load_program(kernel);
+  uint64_t thread_instructions = 0, cycles = 0;
+  const double cpu0 = vxsynth::bench::thread_cpu_seconds();
+  for (auto _ : state) {
+    const RunResult r = sim.run();
+    if (r.exit_code != 0) {
+      state.SkipWithError("kernel exit code not 0");
+      return;
+    }
+    thread_instructions += r.thread_instructions;
+    cycles += model.cycles();
+  }
+  const double cpu = vxsynth::bench::thread_cpu_seconds() - cpu0;
+  state.counters["thread_instr_per_cpu_s"] = static_cast<double>(thread_instructions) / cpu;
+  state.counters["thread_instr"] = static_cast<double>(sim.counters().thread_instructions);
+  if (timed) {
+    state.counters["cycles"] = static_cast<double>(model.cycles());
+    state.counters["cycles_per_cpu_s"] = static_cast<double>(cycles) / cpu;
+    state.counters["dcache_read_misses"] = static_cast<double>(model.summary().dcache.read_misses);
+  }
+}
+
+// Ten runs a measurement (one is about 40 ms with timing).
+BENCHMARK(BM_TimingScatterLoads)->Arg(1)->Arg(0)->ArgNames({"timing"})->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
 
 }  // namespace
 

@@ -43,4 +43,25 @@ inline const std::string& example_kernel_vxbin(const std::string& name) {
   return built.emplace(name, path).first->second;
 }
 
+// Path of a standalone kernel of this repository (`rel`: its source below the checkout, e.g.
+// bench/timing_kernels/probes/ld_scatter.cpp) built into a .vxbin (once per process), or ""
+// after printing why when it cannot be built.
+inline const std::string& source_kernel_vxbin(const std::string& rel) {
+  static std::map<std::string, std::string> built;
+  auto it = built.find(rel);
+  if (it != built.end()) return it->second;
+  std::string path;
+  try {
+    vxsim::host::KernelBuildOptions o;
+    o.sources = {std::string(VXSYNTH_SOURCE_DIR) + "/" + rel};
+    o.output = (std::filesystem::temp_directory_path() /
+                ("vxsim_bench_" + std::filesystem::path(rel).stem().string() + "_" + std::to_string(getpid()) + ".vxbin"))
+                   .string();
+    path = vxsim::host::build_kernel(o).vxbin;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cannot build %s: %s\n", rel.c_str(), e.what());
+  }
+  return built.emplace(rel, path).first->second;
+}
+
 }  // namespace vxsynth::bench
