@@ -45,6 +45,27 @@ WARP(wmma) {
         uint32_t* acc_reg = w.f[g.c_base + m * g.n_steps + n];
         const uint32_t a_off = (m % g.a_sub_blocks) * g.tc_m * g.tc_k;
         const uint32_t b_off = (n % g.b_sub_blocks) * g.tc_k * g.tc_n;
+        if (out == tc::kFp32 && fp_in) {
+          // fp16/bf16 -> fp32: the row's tc_n outputs (at most 4: 32 threads) advance together, each in
+          // its own increasing-K order, so their dependent adds overlap (the same results as
+          // one output after the other).
+          for (uint32_t i = 0; i < g.tc_m; ++i) {
+            float acc[4];
+            for (uint32_t j = 0; j < g.tc_n; ++j) acc[j] = std::bit_cast<float>(acc_reg[i * g.tc_n + j]);
+            for (uint32_t z = 0; z < g.tc_k; ++z) {
+              const uint32_t wa = a[a_off + i * g.tc_k + z];
+              for (uint32_t e = 0; e < 2; ++e) {
+                const float fa = elem_f(wa, e);
+                for (uint32_t j = 0; j < g.tc_n; ++j) {
+                  const float product = fa * elem_f(b[b_off + j * g.tc_k + z], e);
+                  acc[j] = acc[j] + product;
+                }
+              }
+            }
+            for (uint32_t j = 0; j < g.tc_n; ++j) acc_reg[i * g.tc_n + j] = canonical_bits(acc[j]);
+          }
+          continue;
+        }
         for (uint32_t i = 0; i < g.tc_m; ++i) {
           for (uint32_t j = 0; j < g.tc_n; ++j) {
             uint32_t& dst = acc_reg[i * g.tc_n + j];
