@@ -322,6 +322,7 @@ struct Vortex2Model::Impl {
     TimingCounters ctr;
   };
   std::vector<Core> cores;
+  uint8_t reg_bank[32];  // register number mod gpr_banks (a table: a division per pair cost more)
   uint64_t now = 0;
   uint32_t next_core = 0;
   bool draining = false;
@@ -340,6 +341,7 @@ struct Vortex2Model::Impl {
       dcaches.push_back(std::make_unique<Cache>(p.dcache_size, p.dcache_ways, p.dcache_line, p.dcache_banks,
                                                 p.dcache_mshr, p.dcache_latency, below));
     }
+    for (uint32_t r = 0; r < 32; ++r) reg_bank[r] = static_cast<uint8_t>(r % p.gpr_banks);
     cores.resize(cfg.cores);
     for (uint32_t c = 0; c < cfg.cores; ++c) {
       Core& core = cores[c];
@@ -392,7 +394,7 @@ struct Vortex2Model::Impl {
       if (t.rs3_fp) regs[n++] = r.rs3;
       uint32_t stalls = 0;
       for (uint32_t i = 0; i < n; ++i) {
-        for (uint32_t j = i + 1; j < n; ++j) stalls += (regs[i] % p.gpr_banks) == (regs[j] % p.gpr_banks);
+        for (uint32_t j = i + 1; j < n; ++j) stalls += reg_bank[regs[i]] == reg_bank[regs[j]];
       }
       op.opc_stalls = static_cast<uint8_t>(stalls);
     }
