@@ -49,6 +49,7 @@ WARP(wmma) {
           // fp16/bf16 -> fp32: the row's tc_n outputs (at most 4: 32 threads) advance together, each in
           // its own increasing-K order, so their dependent adds overlap (the same results as
           // one output after the other).
+          static_assert(kMaxThreads <= 32, "a row of tc_n <= 4 outputs (tensor::geometry at 32 threads) fits acc[4]");
           for (uint32_t i = 0; i < g.tc_m; ++i) {
             float acc[4];
             for (uint32_t j = 0; j < g.tc_n; ++j) acc[j] = std::bit_cast<float>(acc_reg[i * g.tc_n + j]);
