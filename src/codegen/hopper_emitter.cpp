@@ -389,31 +389,25 @@ std::string bias_pair_function(const char* pair_type) {
 }
 
 std::map<std::string, std::string> bias_pieces(design::BiasLoad load, const char* pair_type) {  // validity ties tma/paired to a bias (hopper-bias)
-  if (load == design::BiasLoad::kPaired) {
-    return {{"ring_bias", ""},
-            {"tma_load_1d", bias_pair_function(pair_type)},
-            {"bias_map_param", ""},
-            {"bias_bar_init", ""},
-            {"bias_copy", ""},
-            {"bias_wait", ""},
-            {"bias_add_tile", "          v += bias_pair(bias, n0 + col - e, p.N, e);\n"},
-            {"bias_add_direct", "        v += bias_pair(bias, col - e, p.N, e);\n"},
-            {"make_bias_map", ""},
-            {"bias_map", ""},
-            {"bias_map_arg", ""}};
-  }
-  if (load == design::BiasLoad::kGlobal) {
-    return {{"ring_bias", ""},
-            {"tma_load_1d", ""},
-            {"bias_map_param", ""},
-            {"bias_bar_init", ""},
-            {"bias_copy", ""},
-            {"bias_wait", ""},
-            {"bias_add_tile", "          if (kHasBias) v += n0 + col < p.N ? to_float(bias[n0 + col]) : 0.f;\n"},
-            {"bias_add_direct", "        if (kHasBias) v += to_float(bias[col]);\n"},
-            {"make_bias_map", ""},
-            {"bias_map", ""},
-            {"bias_map_arg", ""}};
+  if (load != design::BiasLoad::kTma) {
+    std::map<std::string, std::string> global = {
+        {"ring_bias", ""},
+        {"tma_load_1d", ""},
+        {"bias_map_param", ""},
+        {"bias_bar_init", ""},
+        {"bias_copy", ""},
+        {"bias_wait", ""},
+        {"bias_add_tile", "          if (kHasBias) v += n0 + col < p.N ? to_float(bias[n0 + col]) : 0.f;\n"},
+        {"bias_add_direct", "        if (kHasBias) v += to_float(bias[col]);\n"},
+        {"make_bias_map", ""},
+        {"bias_map", ""},
+        {"bias_map_arg", ""}};
+    if (load == design::BiasLoad::kPaired) {  // the same, read by pairs through bias_pair (in tma_load_1d's slot)
+      global["tma_load_1d"] = bias_pair_function(pair_type);
+      global["bias_add_tile"] = "          v += bias_pair(bias, n0 + col - e, p.N, e);\n";
+      global["bias_add_direct"] = "        v += bias_pair(bias, col - e, p.N, e);\n";
+    }
+    return global;
   }
   return {
       {"ring_bias", "  alignas(128) elem_t bias[kBN];  // the block's bias slice (bias_load tma)\n"
@@ -743,7 +737,7 @@ gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensor
       }
 )cu";
   if (bias_tma) s << "      bar_wait(&s.bias_full, 0);\n";
-  if (store_tma && split) {
+  if (design::bulk_stores_partials(d)) {
     s << partials_epilogue(swizzled, d.bias_load, has_bias);
     return s.str();
   }
@@ -911,7 +905,7 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
     << ".\n";
   if (later_axes(d)) {
     s << "// split_k " << d.split_k
-      << (d.split_k > 1 ? (design::is_bulk_store(d.epilogue_store)
+      << (d.split_k > 1 ? (design::bulk_stores_partials(d)
                                ? " (fp32 partial sums in the workspace, stored by bulk copy, added by reduce_split_k)"
                                : " (fp32 partial sums in the workspace, added by reduce_split_k)")
                         : "")
@@ -942,7 +936,7 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
       << ";  // one block per SM walks the tiles\n";
     if (d.epilogue_store == design::EpilogueStore::kTmaSwizzled) {
       s << "constexpr int kBoxCols = 128 / static_cast<int>(sizeof(elem_t));  // columns of one 128-byte swizzled output box\n";
-    } else if (d.split_k > 1 && design::is_bulk_store(d.epilogue_store)) {
+    } else if (design::bulk_stores_partials(d)) {
       s << "constexpr int kBoxCols = 128 / static_cast<int>(sizeof(elem_t));  // columns of one 128-byte box of partial sums\n";
     }
     if (setmaxnreg) {
@@ -976,7 +970,7 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
   pieces["out_box_doc"] = swizzled ? "128-byte boxes (kBoxCols columns) with the copy engine's 128-byte swizzle"
                                    : "kBN boxes without swizzle";
   // split_k > 1 with a bulk store: the map covers the fp32 partial sums [batch x kSplitK][M][N].
-  const bool partials_map = d.split_k > 1 && design::is_bulk_store(d.epilogue_store);
+  const bool partials_map = design::bulk_stores_partials(d);
   pieces["out_box_cols"] = swizzled || partials_map ? "static_cast<cuuint32_t>(kBoxCols)" : "static_cast<cuuint32_t>(kBN)";
   pieces["out_swizzle"] = swizzled ? "CU_TENSOR_MAP_SWIZZLE_128B" : "CU_TENSOR_MAP_SWIZZLE_NONE";
   pieces["out_planes"] = partials_map ? "p.batch * kSplitK" : "p.batch";

@@ -164,12 +164,12 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
     } else if (d.split_k > k_tiles) {
       fail("hopper-split-k", cat("split_k ", d.split_k, " leaves empty slices: K = ", f.shape.k, " has ", k_tiles,
                                  " k-tiles of ", t.k));
-    } else if (d.split_k > 1 && is_bulk_store(d.epilogue_store) && e != 4) {
+    } else if (bulk_stores_partials(d) && e != 4) {
       // The bulk store of the partial sums stages them in the output's element type.
       fail("hopper-split-k", cat("split_k ", d.split_k, " with epilogue_store ", to_string(d.epilogue_store),
                                  " stores fp32 partial sums by bulk copy: the design must store fp32 (tf32 path), not ",
                                  ops::to_string(f.precision)));
-    } else if (d.split_k > 1 && is_bulk_store(d.epilogue_store) && d.schedule != Schedule::kGrid) {
+    } else if (bulk_stores_partials(d) && d.schedule != Schedule::kGrid) {
       fail("hopper-split-k", cat("split_k ", d.split_k, " with epilogue_store ", to_string(d.epilogue_store),
                                  " stages the partial sums in the A ring: schedule must be grid"));
     }
@@ -196,9 +196,8 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
                                      kH200SharedPerBlock, " (", d.stages, " stages of ", t.m, "+", t.n, " rows)"));
   }
   if (is_bulk_store(d.epilogue_store)) {
-    // split_k > 1: the bulk copies write the fp32 partial sums [batch x slices][M][N] (any op:
-    // reduce_split_k writes the output), one 64-row x 128-byte box at a time through the A ring.
-    const bool partials = d.split_k > 1;
+    // Partial sums are [M][N] for any op (reduce_split_k writes the output) and go box by box.
+    const bool partials = bulk_stores_partials(d);
     if (!partials && (op.kind == ops::OpKind::conv1d || op.kind == ops::OpKind::conv2d)) {
       fail("hopper-epilogue", "a convolution's output is channels first, not the [M][N] tile a bulk store writes");
     } else if ((f.shape.n * e) % 16 != 0) {

@@ -45,6 +45,11 @@ namespace vxsynth::design {
 // A design of this family: wgmma lowering or TMA copies (validity requires both together).
 bool is_hopper(const DesignPoint& d);
 
+// split_k > 1 with a bulk-store epilogue: the bulk copies write the fp32 partial sums
+// [batch x slices][M][N] to the workspace, one 64-row x 128-byte box at a time through the A
+// ring (reduce_split_k writes the output), instead of the finished tile.
+inline bool bulk_stores_partials(const DesignPoint& d) { return d.split_k > 1 && is_bulk_store(d.epilogue_store); }
+
 inline constexpr int kWarpgroupThreads = 128;
 inline constexpr int kHopperMinStages = 2, kHopperMaxStages = 8;
 inline constexpr int kHopperMaxInFlight = 2;
