@@ -291,6 +291,10 @@ std::string Composer::axis_summary() const {
   line(design::Axis::kWarps, str(d.warps.m) + "x" + str(d.warps.n), "warp arrangement in the block");
   line(design::Axis::kBoundary, design::to_string(d.boundary), c.boundary.describe(c));
   line(design::Axis::kKRange, design::to_string(d.k_range), c.k_range.describe(c));
+  // Later axes only when moved from their defaults (earlier designs keep their text).
+  if (d.fragment_load != design::FragmentLoad::kStrided) {
+    line(design::Axis::kFragmentLoad, design::to_string(d.fragment_load), c.x.describe_run4());
+  }
   return s.str();
 }
 

@@ -34,6 +34,10 @@ class Dialect {
                                     const std::string& offset) const = 0;
   // Loop-unrolling hint for the next loop.
   virtual std::string unroll() const = 0;
+  // Four consecutive floats of a tile at `pointer` (16-byte aligned) into dst[first..first+3]:
+  // one vector load where the machine has them.
+  virtual std::string tile_run4(const std::string& dst, const std::string& first, const std::string& pointer) const = 0;
+  virtual std::string describe_run4() const = 0;
   // `statement` executed only where `ok` holds (lanes diverge).
   virtual std::string guarded(const std::string& ok, const std::string& statement) const = 0;
   // An operand value as a SIMT mainloop of this precision computes with it.

@@ -99,6 +99,12 @@ struct Names<Tf32Round> {
       {{Tf32Round::kWorkspace, "workspace"}, {Tf32Round::kShared, "shared"}}};
 };
 
+template <>
+struct Names<FragmentLoad> {
+  static constexpr std::array<std::pair<FragmentLoad, const char*>, 2> table{
+      {{FragmentLoad::kStrided, "strided"}, {FragmentLoad::kVector4, "vector4"}}};
+};
+
 // Values added at run time (add_value), after the built-in table.
 template <typename E>
 std::vector<std::pair<E, std::string>>& added() {
@@ -161,6 +167,7 @@ std::string to_string(BiasLoad v) { return name_of(v); }
 std::string to_string(RegisterSplit v) { return name_of(v); }
 std::string to_string(Schedule v) { return name_of(v); }
 std::string to_string(Tf32Round v) { return name_of(v); }
+std::string to_string(FragmentLoad v) { return name_of(v); }
 
 bool parse(const std::string& s, Staging& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ReadOnce& out) { return parse_name(s, out); }
@@ -177,6 +184,7 @@ bool parse(const std::string& s, BiasLoad& out) { return parse_name(s, out); }
 bool parse(const std::string& s, RegisterSplit& out) { return parse_name(s, out); }
 bool parse(const std::string& s, Schedule& out) { return parse_name(s, out); }
 bool parse(const std::string& s, Tf32Round& out) { return parse_name(s, out); }
+bool parse(const std::string& s, FragmentLoad& out) { return parse_name(s, out); }
 
 template <typename E>
 const std::vector<E>& all_values() {
@@ -222,6 +230,7 @@ VXSYNTH_DESIGN_INSTANTIATE(BiasLoad)
 VXSYNTH_DESIGN_INSTANTIATE(RegisterSplit)
 VXSYNTH_DESIGN_INSTANTIATE(Schedule)
 VXSYNTH_DESIGN_INSTANTIATE(Tf32Round)
+VXSYNTH_DESIGN_INSTANTIATE(FragmentLoad)
 #undef VXSYNTH_DESIGN_INSTANTIATE
 
 FragmentShape fragment_shape(Fragment f) {
@@ -251,12 +260,15 @@ constexpr std::array<const char*, kAxisCount> kAxisNames = {
     "shared_staging", "read_once",  "lane_mapping", "tile",    "register_tile", "prefetch",
     "tensor_core",    "activation", "split_k",      "warps",   "boundary",      "k_range",
     "pipeline_stages", "raster",    "epilogue_store", "cluster", "scale", "bias_load",
-    "register_split", "wgmma_in_flight", "schedule", "tf32_round"};
+    "register_split", "wgmma_in_flight", "schedule", "tf32_round", "fragment_load"};
 }  // namespace
 
 std::string to_string(Axis a) { return kAxisNames[index_of(a)]; }
-bool is_hopper_axis(Axis a) { return (a >= Axis::kPipelineStages && a <= Axis::kCluster) || a >= Axis::kBiasLoad; }
+bool is_hopper_axis(Axis a) {
+  return (a >= Axis::kPipelineStages && a <= Axis::kCluster) || (a >= Axis::kBiasLoad && a <= Axis::kTf32Round);
+}
 bool is_transform_axis(Axis a) { return a == Axis::kScale; }
+bool is_simt_axis(Axis a) { return a == Axis::kFragmentLoad; }
 
 bool parse(const std::string& s, Axis& out) {
   for (std::size_t i = 0; i < kAxisCount; ++i) {

@@ -126,6 +126,14 @@ enum class Schedule { kGrid, kPersistent };
 //     consumers round each stage in shared memory before their wgmmas, so no pass copies the
 //     weights through DRAM (im2col still rounds what it copies). tf32 designs only.
 enum class Tf32Round { kWorkspace, kShared };
+// SIMT only (fragment none, neither Hopper nor transform): axis 23.
+// 23. Fragment load: how a thread reads its register tile's operand values from the shared
+//     tiles each k step. kStrided = its kTM (kTN) rows are strided by the thread grid, one
+//     4-byte shared load each; kVector4 = they come in runs of four consecutive rows, one 16-byte
+//     load per run (float4, as CUTLASS's SIMT GEMMs read their fragments): a quarter of the
+//     shared-memory instructions for the same FMAs. The register tile's m and n are multiples
+//     of four. Vortex has no vector loads: the same runs as four word loads.
+enum class FragmentLoad { kStrided, kVector4 };
 // The Hopper family also takes split_k (axis 9): K slices over the grid, fp32 partial sums in
 // the workspace, added in slice order by a second pass (docs/design-space.md).
 
@@ -145,6 +153,7 @@ std::string to_string(BiasLoad v);
 std::string to_string(RegisterSplit v);
 std::string to_string(Schedule v);
 std::string to_string(Tf32Round v);
+std::string to_string(FragmentLoad v);
 
 // Parsers: false when the name is unknown.
 bool parse(const std::string& s, Staging& out);
@@ -162,6 +171,7 @@ bool parse(const std::string& s, BiasLoad& out);
 bool parse(const std::string& s, RegisterSplit& out);
 bool parse(const std::string& s, Schedule& out);
 bool parse(const std::string& s, Tf32Round& out);
+bool parse(const std::string& s, FragmentLoad& out);
 
 // All values of an enum axis, in domain order (neighbours step along this order).
 template <typename E>
@@ -187,8 +197,9 @@ bool staged_a(Staging s);
 bool staged_b(Staging s);
 
 // The twelve axes of ARCHITECTURE.md, in its order, then the Hopper family's four, the
-// layout-transform family's one, and the Hopper family's later five (each written in design.json
-// only for that family's designs); to_string gives the design.json key.
+// layout-transform family's one, the Hopper family's later five (each written in design.json
+// only for that family's designs) and the SIMT designs' fragment_load (written only when not
+// strided); to_string gives the design.json key.
 enum class Axis {
   kSharedStaging,
   kReadOnce,
@@ -212,14 +223,16 @@ enum class Axis {
   kWgmmaInFlight,  // Hopper family
   kSchedule,       // Hopper family
   kTf32Round,      // Hopper family
+  kFragmentLoad,   // SIMT designs
 };
-inline constexpr std::size_t kAxisCount = 22;
+inline constexpr std::size_t kAxisCount = 23;
 // The first kCommonAxisCount axes belong to every design; the rest to one family each.
 inline constexpr std::size_t kCommonAxisCount = 12;
 bool is_hopper_axis(Axis a);     // pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight, schedule, tf32_round
 bool is_transform_axis(Axis a);  // scale
+bool is_simt_axis(Axis a);       // fragment_load
 // A family's own axis: optional in design.json (its default when absent).
-inline bool is_family_axis(Axis a) { return is_hopper_axis(a) || is_transform_axis(a); }
+inline bool is_family_axis(Axis a) { return is_hopper_axis(a) || is_transform_axis(a) || is_simt_axis(a); }
 
 std::string to_string(Axis a);
 bool parse(const std::string& s, Axis& out);  // false on an unknown name

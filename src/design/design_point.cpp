@@ -33,7 +33,8 @@ bool same_axes(const DesignPoint& a, const DesignPoint& b) {
          a.warps == b.warps && a.boundary == b.boundary && a.k_range == b.k_range && a.vortex == b.vortex &&
          a.scale == b.scale && a.stages == b.stages && a.raster == b.raster && a.epilogue_store == b.epilogue_store &&
          a.cluster == b.cluster && a.bias_load == b.bias_load && a.register_split == b.register_split &&
-         a.wgmma_in_flight == b.wgmma_in_flight && a.schedule == b.schedule && a.tf32_round == b.tf32_round;
+         a.wgmma_in_flight == b.wgmma_in_flight && a.schedule == b.schedule && a.tf32_round == b.tf32_round &&
+         a.fragment_load == b.fragment_load;
 }
 
 namespace {
@@ -51,6 +52,8 @@ std::string procedural_name(const DesignPoint& d) {
     << to_string(d.prefetch) << '_' << (d.fragment == Fragment::kNone ? "fma" : to_string(d.fragment)) << "_ro-"
     << to_string(d.read_once) << "_sk" << d.split_k << '_' << to_string(d.boundary) << "_k"
     << (d.k_range == KRange::kGeneric ? "gen" : "fix") << "_act-" << to_string(d.activation);
+  // Later axes only when moved from their defaults: the names of earlier designs stay.
+  if (d.fragment_load != FragmentLoad::kStrided) s << "_fl-" << to_string(d.fragment_load);
   return s.str();
 }
 
@@ -218,6 +221,7 @@ Json design_to_json(const DesignPoint& d) {
     if (d.schedule != defaults.schedule) put(Axis::kSchedule, to_string(d.schedule));
     if (d.tf32_round != defaults.tf32_round) put(Axis::kTf32Round, to_string(d.tf32_round));
   }
+  if (d.fragment_load != FragmentLoad::kStrided) put(Axis::kFragmentLoad, to_string(d.fragment_load));
   j["axes"] = a;
   return j;
 }
@@ -320,6 +324,7 @@ DesignPoint design_from_json(const Json& j, const std::string& file) {
   if (present(Axis::kWgmmaInFlight)) int_axis(Axis::kWgmmaInFlight, d.wgmma_in_flight);
   if (present(Axis::kSchedule)) enum_axis(Axis::kSchedule, d.schedule);
   if (present(Axis::kTf32Round)) enum_axis(Axis::kTf32Round, d.tf32_round);
+  if (present(Axis::kFragmentLoad)) enum_axis(Axis::kFragmentLoad, d.fragment_load);
   return d;
 }
 

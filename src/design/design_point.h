@@ -84,6 +84,10 @@ struct DesignPoint {
   int wgmma_in_flight = 1;
   Schedule schedule = Schedule::kGrid;
   Tf32Round tf32_round = Tf32Round::kWorkspace;
+
+  // SIMT designs only (fragment none, outside the Hopper and transform families); written to
+  // design.json only when not strided.
+  FragmentLoad fragment_load = FragmentLoad::kStrided;
 };
 
 bool same_axes(const DesignPoint& a, const DesignPoint& b);

@@ -210,6 +210,9 @@ void apply_step(DesignPoint& d, const Move& m) {
     }
     case Axis::kSchedule: d.schedule = parse_enum_value<Schedule>(to_value(m), to_string(m.axis)); return;
     case Axis::kTf32Round: d.tf32_round = parse_enum_value<Tf32Round>(to_value(m), to_string(m.axis)); return;
+    case Axis::kFragmentLoad:
+      d.fragment_load = parse_enum_value<FragmentLoad>(to_value(m), to_string(m.axis));
+      return;
   }
 }
 
@@ -425,6 +428,8 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
   enum_steps(Axis::kKRange, d.k_range);
   // The layout-transform family's own axis (validity keeps other families at none).
   if (is_transform(d)) enum_steps(Axis::kScale, d.scale);
+  // The SIMT designs' later axis, last so the earlier neighbours keep their order.
+  if (!tensor && !is_transform(d)) enum_steps(Axis::kFragmentLoad, d.fragment_load);
   return out;
 }
 

@@ -77,6 +77,9 @@ void check_transform(const DesignPoint& d, std::vector<Violation>& out) {
   if (d.prefetch != Prefetch::kNone) fail("transform-fixed-axes", cat("prefetch ", to_string(d.prefetch), ": a transform has no k loop to prefetch (none)"));
   if (d.activation != ActivationPlacement::kFused) fail("transform-fixed-axes", "activation stripped: a transform has no activation (fused)");
   if (d.split_k != 1) fail("transform-fixed-axes", cat("split_k ", d.split_k, ": a transform has no reduction to split (1)"));
+  if (d.fragment_load != FragmentLoad::kStrided) {
+    fail("transform-fixed-axes", cat("fragment_load ", to_string(d.fragment_load), ": a transform has no register tile of a GEMM (strided)"));
+  }
   if (d.warps.m != block / kCudaWarpSize || d.warps.n != 1) {
     fail("transform-fixed-axes", cat("warps ", d.warps.m, "x", d.warps.n, ": a transform has no warp tiles (", block / kCudaWarpSize, "x1)"));
   }

@@ -196,6 +196,21 @@ std::vector<Sample> golden_sample() {
     for (int attempt = 0; attempt < 600 && names.size() < 14; ++attempt) {
       add(design::is_transform(base.seed) ? mutate_transform(base.seed, rng) : mutate(base.seed, rng));
     }
+    // fragment_load vector4 (added after the axis: after the draws, so the designs above stay):
+    // the seed, with an unstaged A, and with two shared buffers and split-K.
+    if (base.seed.fragment == design::Fragment::kNone && !design::is_transform(base.seed)) {
+      DesignPoint v = base.seed;
+      v.fragment_load = design::FragmentLoad::kVector4;
+      add(v);
+      DesignPoint unstaged = v;
+      unstaged.staging = design::Staging::kB;
+      unstaged.prefetch = design::Prefetch::kNone;
+      add(unstaged);
+      DesignPoint buffered = v;
+      buffered.prefetch = design::Prefetch::kDoubleBuffer;
+      buffered.split_k = 2;
+      add(buffered);
+    }
   }
   return out;
 }
@@ -228,6 +243,7 @@ TEST(Golden, SampleCoversEveryEnumAxisValue) {
   EXPECT_EQ(seen["boundary"].size(), design::all_values<design::Boundary>().size());
   EXPECT_EQ(seen["k_range"].size(), design::all_values<design::KRange>().size());
   EXPECT_EQ(seen["split_k"].size(), 2u);
+  EXPECT_EQ(seen["fragment_load"].size(), design::all_values<design::FragmentLoad>().size());
 }
 
 TEST(Golden, SampleHoldsLayoutTransformsOfEveryValueOfTheirAxes) {

@@ -51,8 +51,15 @@ TEST(Axes, NamesRoundTrip) {
   Boundary b{};
   EXPECT_FALSE(parse("padding", b));
   // twelve, the Hopper family's four, the transforms' scale, then the Hopper family's bias_load,
-  // register_split, wgmma_in_flight, schedule, tf32_round
-  EXPECT_EQ(axis_names().size(), 22u);
+  // register_split, wgmma_in_flight, schedule, tf32_round, and the SIMT designs' fragment_load
+  EXPECT_EQ(axis_names().size(), 23u);
+  for (FragmentLoad v : all_values<FragmentLoad>()) {
+    FragmentLoad back{};
+    ASSERT_TRUE(parse(to_string(v), back));
+    EXPECT_EQ(back, v);
+  }
+  EXPECT_TRUE(is_simt_axis(Axis::kFragmentLoad));
+  EXPECT_FALSE(is_hopper_axis(Axis::kFragmentLoad));
   EXPECT_EQ(kCommonAxisCount, 12u);
 }
 
@@ -187,6 +194,37 @@ TEST(DesignJson, RoundTripsEveryField) {
   EXPECT_EQ(design_to_json(back), j);
 }
 
+// fragment_load: written only when moved from strided, so every design made before the axis keeps
+// its file and name; a SIMT neighbour, never a tensor-core one; a bad value names its field.
+TEST(DesignJson, FragmentLoadIsWrittenOnlyWhenMovedAndStepsOnlySimtDesigns) {
+  DesignPoint d = linear_seed();
+  const Json strided = design_to_json(d);
+  EXPECT_FALSE(strided["axes"].contains("fragment_load"));
+  EXPECT_EQ(procedural_name(d).find("_fl-"), std::string::npos);
+  const auto steps = candidate_steps(d);
+  const auto it = std::find_if(steps.begin(), steps.end(), [](const Move& m) { return m.axis == Axis::kFragmentLoad; });
+  ASSERT_NE(it, steps.end());
+  EXPECT_EQ(it->direction, "to:vector4");
+  const DesignPoint v = apply(d, *it);
+  EXPECT_EQ(v.fragment_load, FragmentLoad::kVector4);
+  const Json j = design_to_json(v);
+  EXPECT_EQ(j["axes"]["fragment_load"], "vector4");
+  EXPECT_NE(procedural_name(v).find("_fl-vector4"), std::string::npos);
+  const DesignPoint back = design_from_json(j, "x.json");
+  EXPECT_TRUE(same_axes(back, v));
+  EXPECT_FALSE(same_axes(back, d));
+  Json bad = j;
+  bad["axes"]["fragment_load"] = "vector8";
+  try {
+    design_from_json(bad, "bad.json");
+    ADD_FAILURE() << "accepted fragment_load vector8";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("axes.fragment_load"), std::string::npos) << e.what();
+  }
+  const DesignPoint tensor = linear_seed(EngineClass::kTensorCore, ops::PrecisionPath::bf16);
+  for (const auto& m : candidate_steps(tensor)) EXPECT_NE(m.axis, Axis::kFragmentLoad);
+}
+
 void expect_input_error(const Json& j, const std::string& field_part) {
   try {
     design_from_json(j, "bad.json");
@@ -247,6 +285,14 @@ TEST(Validity, EachRuleIsReportedByName) {
          d.register_tile = {16, 8};
        }},
       {"tile-fragments", [](DesignPoint& d) { d.tile.m += 16; }, EngineClass::kTensorCore, ops::PrecisionPath::fp16},
+      {"fragment-load",
+       [](DesignPoint& d) {  // runs of four need a register tile of fours: 8x2 is not
+         d.register_tile = {8, 2};
+         d.tile = {d.tile.m * 2, d.tile.n / 2, d.tile.k};
+         d.fragment_load = FragmentLoad::kVector4;
+       }},
+      {"fragment-load", [](DesignPoint& d) { d.fragment_load = FragmentLoad::kVector4; }, EngineClass::kTensorCore,
+       ops::PrecisionPath::fp16},
       {"tensor-staging", [](DesignPoint& d) { d.staging = Staging::kA; }, EngineClass::kTensorCore,
        ops::PrecisionPath::fp16},
       {"prefetch-staging",
@@ -313,6 +359,7 @@ TEST(Validity, EachRuleIsReportedByName) {
       {"transform-engine", [](DesignPoint& d) { d.fixed.engine = EngineClass::kTensorCore; }},
       {"transform-fixed-axes", [](DesignPoint& d) { d.prefetch = Prefetch::kRegisters; }},
       {"transform-fixed-axes", [](DesignPoint& d) { d.split_k = 2; }},
+      {"transform-fixed-axes", [](DesignPoint& d) { d.fragment_load = FragmentLoad::kVector4; }},
       {"transform-fixed-axes", [](DesignPoint& d) { d.warps = {4, 2}; }},
       {"transform-staging", [](DesignPoint& d) { d.staging = Staging::kAB; }},
       {"transform-boundary", [](DesignPoint& d) { d.boundary = Boundary::kPadded; }},

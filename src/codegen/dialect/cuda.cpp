@@ -61,6 +61,13 @@ class CudaDialect final : public Dialect {
   std::string guarded_value(const std::string& ok, const std::string& fmt, const std::string& offset) const override {
     return "(" + ok + " ? " + fill(fmt, offset) + " : 0.0f)";
   }
+  std::string tile_run4(const std::string& dst, const std::string& first, const std::string& pointer) const override {
+    return "{\nconst float4 run = *reinterpret_cast<const float4*>(" + pointer + ");\n" + dst + "[" + first + "] = run.x;\n" + dst +
+           "[" + first + " + 1] = run.y;\n" + dst + "[" + first + " + 2] = run.z;\n" + dst + "[" + first + " + 3] = run.w;\n}\n";
+  }
+  std::string describe_run4() const override {
+    return "each thread's rows (columns) come in runs of four, read from the shared tiles as one float4 (16-byte) load per run";
+  }
   std::string unroll() const override { return "#pragma unroll\n"; }
   std::string guarded(const std::string& ok, const std::string& statement) const override {
     return "if (" + ok + ") {\n" + statement + "\n}\n";

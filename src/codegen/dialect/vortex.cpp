@@ -91,6 +91,13 @@ class VortexDialect final : public Dialect {
   std::string guarded_value(const std::string& ok, const std::string& fmt, const std::string& offset) const override {
     return "vxb_select_f(" + ok + ", " + fill(fmt, "((" + offset + ") & (int32_t)vxb_mask(" + ok + "))") + ", 0.0f)";
   }
+  std::string tile_run4(const std::string& dst, const std::string& first, const std::string& pointer) const override {
+    return "{\nconst float* run = " + pointer + ";\n" + dst + "[" + first + "] = run[0];\n" + dst + "[" + first + " + 1] = run[1];\n" +
+           dst + "[" + first + " + 2] = run[2];\n" + dst + "[" + first + " + 3] = run[3];\n}\n";
+  }
+  std::string describe_run4() const override {
+    return "each thread's rows (columns) come in runs of four consecutive local-memory words (RV32 has no vector loads: four lw)";
+  }
   std::string unroll() const override { return "#pragma GCC unroll 16\n"; }
   std::string guarded(const std::string& ok, const std::string& statement) const override {
     return "{\nconst int split = vx_split((int)(" + ok + "));\nif (" + ok + ") {\n" + statement + "\n}\nvx_join(split);\n}\n";

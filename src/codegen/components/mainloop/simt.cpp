@@ -1,11 +1,22 @@
-// tensor_core = none: SIMT FMA. Each thread owns kTM x kTN outputs strided by the thread grid;
-// written once against the Dialect, it serves both backends.
+// tensor_core = none: SIMT FMA. Each thread owns kTM x kTN outputs strided by the thread grid
+// (fragment_load strided), or in runs of four rows and columns strided by the thread grid
+// (fragment_load vector4: one 16-byte shared load per run); written once against the Dialect, it
+// serves both backends.
 #include <sstream>
 
 #include "codegen/component.h"
 
 namespace vxsynth::codegen {
 namespace {
+
+bool runs_of_four(const Context& c) { return c.d.fragment_load == design::FragmentLoad::kVector4; }
+
+// The tile row (column) of a thread's i-th (j-th) fragment element.
+std::string frag_row(const Context& c, char dim) {
+  const std::string i = dim == 'm' ? "i" : "j", t = dim == 'm' ? "tm" : "tn", threads = dim == 'm' ? "kThreadsM" : "kThreadsN";
+  if (runs_of_four(c)) return "(" + t + " + " + i + " / 4 * " + threads + ") * 4 + " + i + " % 4";
+  return t + " + " + i + " * " + threads;
+}
 
 class SimtMainloop final : public Mainloop {
  public:
@@ -14,7 +25,11 @@ class SimtMainloop final : public Mainloop {
   std::string geometry(const Context& c) const override {
     const design::BlockGeometry g = design::block_geometry(c.d);
     std::ostringstream s;
-    s << "// Register tile: each thread owns kTM x kTN outputs, strided by the thread grid.\n";
+    if (runs_of_four(c)) {
+      s << "// Register tile: each thread owns kTM x kTN outputs, in runs of four rows and columns strided by the thread grid.\n";
+    } else {
+      s << "// Register tile: each thread owns kTM x kTN outputs, strided by the thread grid.\n";
+    }
     s << "constexpr int kTM = " << c.d.register_tile.m << ", kTN = " << c.d.register_tile.n << ";\n";
     s << "constexpr int kThreadsM = " << g.threads_m << ", kThreadsN = " << g.threads_n << ";\n";
     s << "constexpr int kLanesM = " << g.lanes_m << ", kLanesN = " << g.lanes_n << ";\n";
@@ -45,12 +60,21 @@ class SimtMainloop final : public Mainloop {
     if (staged_b) s << "const float* Bs, ";
     s << "float (&acc)[kTM][kTN]) {\n";
     s << "for (int kk = 0; kk < kBK; ++kk) {\nfloat a_frag[kTM], b_frag[kTN];\n";
-    s << x.unroll() << "for (int i = 0; i < kTM; ++i) a_frag[i] = ";
-    if (staged_a) s << "As[kk * kBM + tm + i * kThreadsM];\n";
-    else s << "tile_a<kGuard>(p, " << c.source('a') << ", a_base, m0 + tm + i * kThreadsM, k0 + kk, k_end);\n";
-    s << x.unroll() << "for (int j = 0; j < kTN; ++j) b_frag[j] = ";
-    if (staged_b) s << "Bs[kk * kBN + tn + j * kThreadsN];\n";
-    else s << "tile_b<kGuard>(p, " << c.source('b') << ", b_base, n0 + tn + j * kThreadsN, k0 + kk, k_end);\n";
+    const bool runs = runs_of_four(c);
+    if (staged_a && runs) {
+      s << x.unroll() << "for (int i = 0; i < kTM; i += 4)\n" << x.tile_run4("a_frag", "i", "As + kk * kBM + (tm + i / 4 * kThreadsM) * 4");
+    } else {
+      s << x.unroll() << "for (int i = 0; i < kTM; ++i) a_frag[i] = ";
+      if (staged_a) s << "As[kk * kBM + " << frag_row(c, 'm') << "];\n";
+      else s << "tile_a<kGuard>(p, " << c.source('a') << ", a_base, m0 + " << frag_row(c, 'm') << ", k0 + kk, k_end);\n";
+    }
+    if (staged_b && runs) {
+      s << x.unroll() << "for (int j = 0; j < kTN; j += 4)\n" << x.tile_run4("b_frag", "j", "Bs + kk * kBN + (tn + j / 4 * kThreadsN) * 4");
+    } else {
+      s << x.unroll() << "for (int j = 0; j < kTN; ++j) b_frag[j] = ";
+      if (staged_b) s << "Bs[kk * kBN + " << frag_row(c, 'n') << "];\n";
+      else s << "tile_b<kGuard>(p, " << c.source('b') << ", b_base, n0 + " << frag_row(c, 'n') << ", k0 + kk, k_end);\n";
+    }
     s << x.unroll() << "for (int i = 0; i < kTM; ++i)\n" << x.unroll() << "for (int j = 0; j < kTN; ++j) acc[i][j] += a_frag[i] * b_frag[j];\n";
     s << "}\n";
     if (!staged_a || !staged_b) {
@@ -87,7 +111,7 @@ class SimtMainloop final : public Mainloop {
     s << c.boundary.stores([&](bool guarded) {
       std::ostringstream l;
       l << c.x.unroll() << "for (int i = 0; i < kTM; ++i)\n" << c.x.unroll() << "for (int j = 0; j < kTN; ++j) {\n"
-        << "const idx_t m = m0 + tm + i * kThreadsM, n = n0 + tn + j * kThreadsN;\nconst float v = acc[i][j];\n"
+        << "const idx_t m = m0 + " << frag_row(c, 'm') << ", n = n0 + " << frag_row(c, 'n') << ";\nconst float v = acc[i][j];\n"
         << (guarded ? c.x.guarded(ok, store) : store + "\n") << "}\n";
       return l.str();
     });
