@@ -53,7 +53,7 @@ class Mainloop {
   virtual std::string operand_value(const Context& c, const std::string& v) const = 0;
   // Element type of a staged tile, and its words per buffer of operand 'a' / 'b'.
   virtual std::string tile_type() const = 0;
-  virtual std::string tile_words(char operand) const = 0;
+  virtual std::string tile_words(const Context& c, char operand) const = 0;
   // Comment of stash_<operand> and the statement storing regs[i] into tile[row, col].
   virtual std::string stash_layout() const = 0;
   virtual std::string stash_store(const Context& c, const std::string& rows) const = 0;

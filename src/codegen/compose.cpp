@@ -295,6 +295,10 @@ std::string Composer::axis_summary() const {
   if (d.fragment_load != design::FragmentLoad::kStrided) {
     line(design::Axis::kFragmentLoad, design::to_string(d.fragment_load), c.x.describe_run4());
   }
+  if (d.shared_pad != design::SharedPad::kNone) {
+    line(design::Axis::kSharedPad, design::to_string(d.shared_pad),
+         "each k row of the staged tiles is four words longer (kLdA, kLdB), so stores of consecutive k fall in distinct banks");
+  }
   return s.str();
 }
 

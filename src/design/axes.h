@@ -134,6 +134,11 @@ enum class Tf32Round { kWorkspace, kShared };
 //     shared-memory instructions for the same FMAs. The register tile's m and n are multiples
 //     of four. Vortex has no vector loads: the same runs as four word loads.
 enum class FragmentLoad { kStrided, kVector4 };
+// 24. Shared pad: kNone = row k of a SIMT shared tile holds kBM (kBN) words; kWords4 = it holds
+//     four more, so the staging stores of consecutive k (the copy walks k along a K-contiguous
+//     operand) fall in distinct banks instead of one (an 8-way conflict with k-step 8), and rows
+//     stay 16-byte aligned for vector4 fragments. The same layout in Vortex local memory.
+enum class SharedPad { kNone, kWords4 };
 // The Hopper family also takes split_k (axis 9): K slices over the grid, fp32 partial sums in
 // the workspace, added in slice order by a second pass (docs/design-space.md).
 
@@ -154,6 +159,7 @@ std::string to_string(RegisterSplit v);
 std::string to_string(Schedule v);
 std::string to_string(Tf32Round v);
 std::string to_string(FragmentLoad v);
+std::string to_string(SharedPad v);
 
 // Parsers: false when the name is unknown.
 bool parse(const std::string& s, Staging& out);
@@ -172,6 +178,7 @@ bool parse(const std::string& s, RegisterSplit& out);
 bool parse(const std::string& s, Schedule& out);
 bool parse(const std::string& s, Tf32Round& out);
 bool parse(const std::string& s, FragmentLoad& out);
+bool parse(const std::string& s, SharedPad& out);
 
 // All values of an enum axis, in domain order (neighbours step along this order).
 template <typename E>
@@ -198,8 +205,8 @@ bool staged_b(Staging s);
 
 // The twelve axes of ARCHITECTURE.md, in its order, then the Hopper family's four, the
 // layout-transform family's one, the Hopper family's later five (each written in design.json
-// only for that family's designs) and the SIMT designs' fragment_load (written only when not
-// strided); to_string gives the design.json key.
+// only for that family's designs) and the SIMT designs' fragment_load and shared_pad (written
+// only when not at their defaults); to_string gives the design.json key.
 enum class Axis {
   kSharedStaging,
   kReadOnce,
@@ -224,13 +231,14 @@ enum class Axis {
   kSchedule,       // Hopper family
   kTf32Round,      // Hopper family
   kFragmentLoad,   // SIMT designs
+  kSharedPad,      // SIMT designs
 };
-inline constexpr std::size_t kAxisCount = 23;
+inline constexpr std::size_t kAxisCount = 24;
 // The first kCommonAxisCount axes belong to every design; the rest to one family each.
 inline constexpr std::size_t kCommonAxisCount = 12;
 bool is_hopper_axis(Axis a);     // pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight, schedule, tf32_round
 bool is_transform_axis(Axis a);  // scale
-bool is_simt_axis(Axis a);       // fragment_load
+bool is_simt_axis(Axis a);       // fragment_load, shared_pad
 // A family's own axis: optional in design.json (its default when absent).
 inline bool is_family_axis(Axis a) { return is_hopper_axis(a) || is_transform_axis(a) || is_simt_axis(a); }
 

@@ -34,7 +34,7 @@ bool same_axes(const DesignPoint& a, const DesignPoint& b) {
          a.scale == b.scale && a.stages == b.stages && a.raster == b.raster && a.epilogue_store == b.epilogue_store &&
          a.cluster == b.cluster && a.bias_load == b.bias_load && a.register_split == b.register_split &&
          a.wgmma_in_flight == b.wgmma_in_flight && a.schedule == b.schedule && a.tf32_round == b.tf32_round &&
-         a.fragment_load == b.fragment_load;
+         a.fragment_load == b.fragment_load && a.shared_pad == b.shared_pad;
 }
 
 namespace {
@@ -54,6 +54,7 @@ std::string procedural_name(const DesignPoint& d) {
     << (d.k_range == KRange::kGeneric ? "gen" : "fix") << "_act-" << to_string(d.activation);
   // Later axes only when moved from their defaults: the names of earlier designs stay.
   if (d.fragment_load != FragmentLoad::kStrided) s << "_fl-" << to_string(d.fragment_load);
+  if (d.shared_pad != SharedPad::kNone) s << "_sp-" << to_string(d.shared_pad);
   return s.str();
 }
 
@@ -87,14 +88,16 @@ int fragment_tile_ld(const DesignPoint& d) {
 
 int epilogue_tile_ld(const DesignPoint& d) { return d.tile.n + 4; }
 
+int simt_tile_ld(const DesignPoint& d, int rows) { return rows + (d.shared_pad == SharedPad::kWords4 ? 4 : 0); }
+
 std::int64_t cuda_shared_bytes(const DesignPoint& d) {
   if (is_transform(d)) return transform_tile_bytes(d);
   if (is_hopper(d)) return hopper_shared_bytes(d);
   const std::int64_t buffers = d.prefetch == Prefetch::kDoubleBuffer ? 2 : 1;
   if (d.fragment == Fragment::kNone) {
     std::int64_t per_buffer = 0;
-    if (staged_a(d.staging)) per_buffer += std::int64_t(d.tile.k) * d.tile.m * 4;
-    if (staged_b(d.staging)) per_buffer += std::int64_t(d.tile.k) * d.tile.n * 4;
+    if (staged_a(d.staging)) per_buffer += std::int64_t(d.tile.k) * simt_tile_ld(d, d.tile.m) * 4;
+    if (staged_b(d.staging)) per_buffer += std::int64_t(d.tile.k) * simt_tile_ld(d, d.tile.n) * 4;
     return per_buffer * buffers;
   }
   const std::int64_t mainloop =
@@ -222,6 +225,7 @@ Json design_to_json(const DesignPoint& d) {
     if (d.tf32_round != defaults.tf32_round) put(Axis::kTf32Round, to_string(d.tf32_round));
   }
   if (d.fragment_load != FragmentLoad::kStrided) put(Axis::kFragmentLoad, to_string(d.fragment_load));
+  if (d.shared_pad != SharedPad::kNone) put(Axis::kSharedPad, to_string(d.shared_pad));
   j["axes"] = a;
   return j;
 }
@@ -325,6 +329,7 @@ DesignPoint design_from_json(const Json& j, const std::string& file) {
   if (present(Axis::kSchedule)) enum_axis(Axis::kSchedule, d.schedule);
   if (present(Axis::kTf32Round)) enum_axis(Axis::kTf32Round, d.tf32_round);
   if (present(Axis::kFragmentLoad)) enum_axis(Axis::kFragmentLoad, d.fragment_load);
+  if (present(Axis::kSharedPad)) enum_axis(Axis::kSharedPad, d.shared_pad);
   return d;
 }
 

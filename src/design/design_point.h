@@ -88,7 +88,11 @@ struct DesignPoint {
   // SIMT designs only (fragment none, outside the Hopper and transform families); written to
   // design.json only when not strided.
   FragmentLoad fragment_load = FragmentLoad::kStrided;
+  SharedPad shared_pad = SharedPad::kNone;
 };
+
+// Words of one k row of a SIMT shared tile of `rows` rows (shared_pad adds four).
+int simt_tile_ld(const DesignPoint& d, int rows);
 
 bool same_axes(const DesignPoint& a, const DesignPoint& b);
 

@@ -213,6 +213,7 @@ void apply_step(DesignPoint& d, const Move& m) {
     case Axis::kFragmentLoad:
       d.fragment_load = parse_enum_value<FragmentLoad>(to_value(m), to_string(m.axis));
       return;
+    case Axis::kSharedPad: d.shared_pad = parse_enum_value<SharedPad>(to_value(m), to_string(m.axis)); return;
   }
 }
 
@@ -429,7 +430,10 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
   // The layout-transform family's own axis (validity keeps other families at none).
   if (is_transform(d)) enum_steps(Axis::kScale, d.scale);
   // The SIMT designs' later axis, last so the earlier neighbours keep their order.
-  if (!tensor && !is_transform(d)) enum_steps(Axis::kFragmentLoad, d.fragment_load);
+  if (!tensor && !is_transform(d)) {
+    enum_steps(Axis::kFragmentLoad, d.fragment_load);
+    if (d.staging != Staging::kNone) enum_steps(Axis::kSharedPad, d.shared_pad);
+  }
   return out;
 }
 

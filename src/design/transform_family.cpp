@@ -77,6 +77,9 @@ void check_transform(const DesignPoint& d, std::vector<Violation>& out) {
   if (d.prefetch != Prefetch::kNone) fail("transform-fixed-axes", cat("prefetch ", to_string(d.prefetch), ": a transform has no k loop to prefetch (none)"));
   if (d.activation != ActivationPlacement::kFused) fail("transform-fixed-axes", "activation stripped: a transform has no activation (fused)");
   if (d.split_k != 1) fail("transform-fixed-axes", cat("split_k ", d.split_k, ": a transform has no reduction to split (1)"));
+  if (d.shared_pad != SharedPad::kNone) {
+    fail("transform-fixed-axes", cat("shared_pad ", to_string(d.shared_pad), ": a transform pads its tile by its own rule (none)"));
+  }
   if (d.fragment_load != FragmentLoad::kStrided) {
     fail("transform-fixed-axes", cat("fragment_load ", to_string(d.fragment_load), ": a transform has no register tile of a GEMM (strided)"));
   }

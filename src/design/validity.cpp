@@ -119,11 +119,18 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
       fail("register-budget", cat("register tile ", r.m, "x", r.n, " holds more than ", kMaxThreadOutputs,
                                   " accumulators per thread"));
     }
+    if (d.shared_pad != SharedPad::kNone && d.staging == Staging::kNone) {
+      fail("shared-pad", cat("shared_pad ", to_string(d.shared_pad), " pads the shared tiles: shared_staging is none"));
+    }
     if (d.fragment_load == FragmentLoad::kVector4 && (r.m % 4 != 0 || r.n % 4 != 0)) {
       fail("fragment-load", cat("fragment_load vector4 reads runs of four rows: register tile ", r.m, "x", r.n,
                                 " must be multiples of 4 in m and n"));
     }
   } else {
+    if (d.shared_pad != SharedPad::kNone) {
+      fail("shared-pad", cat("shared_pad ", to_string(d.shared_pad), " pads SIMT tiles; tensor-core tiles have their own "
+                             "leading dimension (none)"));
+    }
     if (d.fragment_load != FragmentLoad::kStrided) {
       fail("fragment-load", cat("fragment_load ", to_string(d.fragment_load), " reads a SIMT register tile; tensor-core "
                                 "fragments load as their shape says (strided)"));
@@ -270,6 +277,7 @@ const std::vector<std::pair<std::string, std::string>>& rule_descriptions() {
       {"tile-fragments", "tensor-core tile = warps x fragments per warp x fragment shape; k a multiple of fragment k"},
       {"tensor-staging", "tensor-core fragments load from shared memory (staging ab)"},
       {"fragment-load", "fragment_load vector4: a SIMT design whose register tile is a multiple of 4 in m and n"},
+      {"shared-pad", "shared_pad words4: a SIMT design with a staged operand"},
       {"prefetch-staging", "prefetch fills staged tiles, so it needs staging"},
       {"lane-unstaged", "a reversed lane mapping applies to a staged operand only"},
       {"activation-strip", "only an op with a fused activation can strip it"},

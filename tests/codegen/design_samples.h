@@ -53,6 +53,7 @@ inline std::map<std::string, std::set<std::string>> axis_values(const std::vecto
     seen["boundary"].insert(design::to_string(d.boundary));
     seen["k_range"].insert(design::to_string(d.k_range));
     seen["fragment_load"].insert(design::to_string(d.fragment_load));
+    seen["shared_pad"].insert(design::to_string(d.shared_pad));
     seen["split_k"].insert(d.split_k > 1 ? "split" : "none");
     seen["tile"].insert(std::to_string(d.tile.m) + "x" + std::to_string(d.tile.n) + "x" + std::to_string(d.tile.k));
     seen["register_tile"].insert(std::to_string(d.register_tile.m) + "x" + std::to_string(d.register_tile.n));

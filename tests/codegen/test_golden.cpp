@@ -196,7 +196,8 @@ std::vector<Sample> golden_sample() {
     for (int attempt = 0; attempt < 600 && names.size() < 14; ++attempt) {
       add(design::is_transform(base.seed) ? mutate_transform(base.seed, rng) : mutate(base.seed, rng));
     }
-    // fragment_load vector4 (added after the axis: after the draws, so the designs above stay):
+    // fragment_load vector4 and shared_pad words4 (added after the axes: after the draws, so the
+    // designs above stay):
     // the seed, with an unstaged A, and with two shared buffers and split-K.
     if (base.seed.fragment == design::Fragment::kNone && !design::is_transform(base.seed)) {
       DesignPoint v = base.seed;
@@ -209,6 +210,12 @@ std::vector<Sample> golden_sample() {
       DesignPoint buffered = v;
       buffered.prefetch = design::Prefetch::kDoubleBuffer;
       buffered.split_k = 2;
+      add(buffered);
+      // shared_pad words4, with strided and with vector4 fragments.
+      DesignPoint padded = base.seed;
+      padded.shared_pad = design::SharedPad::kWords4;
+      add(padded);
+      buffered.shared_pad = design::SharedPad::kWords4;
       add(buffered);
     }
   }
@@ -244,6 +251,7 @@ TEST(Golden, SampleCoversEveryEnumAxisValue) {
   EXPECT_EQ(seen["k_range"].size(), design::all_values<design::KRange>().size());
   EXPECT_EQ(seen["split_k"].size(), 2u);
   EXPECT_EQ(seen["fragment_load"].size(), design::all_values<design::FragmentLoad>().size());
+  EXPECT_EQ(seen["shared_pad"].size(), design::all_values<design::SharedPad>().size());
 }
 
 TEST(Golden, SampleHoldsLayoutTransformsOfEveryValueOfTheirAxes) {

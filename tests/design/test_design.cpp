@@ -51,8 +51,15 @@ TEST(Axes, NamesRoundTrip) {
   Boundary b{};
   EXPECT_FALSE(parse("padding", b));
   // twelve, the Hopper family's four, the transforms' scale, then the Hopper family's bias_load,
-  // register_split, wgmma_in_flight, schedule, tf32_round, and the SIMT designs' fragment_load
-  EXPECT_EQ(axis_names().size(), 23u);
+  // register_split, wgmma_in_flight, schedule, tf32_round, and the SIMT designs' fragment_load and
+  // shared_pad
+  EXPECT_EQ(axis_names().size(), 24u);
+  for (SharedPad v : all_values<SharedPad>()) {
+    SharedPad back{};
+    ASSERT_TRUE(parse(to_string(v), back));
+    EXPECT_EQ(back, v);
+  }
+  EXPECT_TRUE(is_simt_axis(Axis::kSharedPad));
   for (FragmentLoad v : all_values<FragmentLoad>()) {
     FragmentLoad back{};
     ASSERT_TRUE(parse(to_string(v), back));
@@ -222,7 +229,31 @@ TEST(DesignJson, FragmentLoadIsWrittenOnlyWhenMovedAndStepsOnlySimtDesigns) {
     EXPECT_NE(std::string(e.what()).find("axes.fragment_load"), std::string::npos) << e.what();
   }
   const DesignPoint tensor = linear_seed(EngineClass::kTensorCore, ops::PrecisionPath::bf16);
-  for (const auto& m : candidate_steps(tensor)) EXPECT_NE(m.axis, Axis::kFragmentLoad);
+  for (const auto& m : candidate_steps(tensor)) {
+    EXPECT_NE(m.axis, Axis::kFragmentLoad);
+    EXPECT_NE(m.axis, Axis::kSharedPad);
+  }
+}
+
+// shared_pad words4: four more words per k row of each staged tile, in the design's size facts
+// (so the capacity rules see them), in design.json and the name only when set.
+TEST(DesignJson, SharedPadGrowsTheTilesAndIsWrittenOnlyWhenSet) {
+  DesignPoint d = linear_seed();
+  d.prefetch = Prefetch::kDoubleBuffer;
+  EXPECT_FALSE(design_to_json(d)["axes"].contains("shared_pad"));
+  const std::int64_t plain = cuda_shared_bytes(d);
+  EXPECT_EQ(plain, 2 * std::int64_t(d.tile.k) * (d.tile.m + d.tile.n) * 4);
+  const auto steps = candidate_steps(d);
+  const auto it = std::find_if(steps.begin(), steps.end(), [](const Move& m) { return m.axis == Axis::kSharedPad; });
+  ASSERT_NE(it, steps.end());
+  const DesignPoint p = apply(d, *it);
+  EXPECT_EQ(p.shared_pad, SharedPad::kWords4);
+  EXPECT_EQ(cuda_shared_bytes(p), 2 * std::int64_t(d.tile.k) * (d.tile.m + 4 + d.tile.n + 4) * 4);
+  EXPECT_EQ(vortex_local_bytes(p), cuda_shared_bytes(p));
+  const Json j = design_to_json(p);
+  EXPECT_EQ(j["axes"]["shared_pad"], "words4");
+  EXPECT_NE(procedural_name(p).find("_sp-words4"), std::string::npos);
+  EXPECT_TRUE(same_axes(design_from_json(j, "x.json"), p));
 }
 
 void expect_input_error(const Json& j, const std::string& field_part) {
@@ -293,6 +324,14 @@ TEST(Validity, EachRuleIsReportedByName) {
        }},
       {"fragment-load", [](DesignPoint& d) { d.fragment_load = FragmentLoad::kVector4; }, EngineClass::kTensorCore,
        ops::PrecisionPath::fp16},
+      {"shared-pad",
+       [](DesignPoint& d) {
+         d.staging = Staging::kNone;
+         d.prefetch = Prefetch::kNone;
+         d.shared_pad = SharedPad::kWords4;
+       }},
+      {"shared-pad", [](DesignPoint& d) { d.shared_pad = SharedPad::kWords4; }, EngineClass::kTensorCore,
+       ops::PrecisionPath::fp16},
       {"tensor-staging", [](DesignPoint& d) { d.staging = Staging::kA; }, EngineClass::kTensorCore,
        ops::PrecisionPath::fp16},
       {"prefetch-staging",
@@ -360,6 +399,7 @@ TEST(Validity, EachRuleIsReportedByName) {
       {"transform-fixed-axes", [](DesignPoint& d) { d.prefetch = Prefetch::kRegisters; }},
       {"transform-fixed-axes", [](DesignPoint& d) { d.split_k = 2; }},
       {"transform-fixed-axes", [](DesignPoint& d) { d.fragment_load = FragmentLoad::kVector4; }},
+      {"transform-fixed-axes", [](DesignPoint& d) { d.shared_pad = SharedPad::kWords4; }},
       {"transform-fixed-axes", [](DesignPoint& d) { d.warps = {4, 2}; }},
       {"transform-staging", [](DesignPoint& d) { d.staging = Staging::kAB; }},
       {"transform-boundary", [](DesignPoint& d) { d.boundary = Boundary::kPadded; }},

@@ -11,6 +11,14 @@ namespace {
 
 bool runs_of_four(const Context& c) { return c.d.fragment_load == design::FragmentLoad::kVector4; }
 
+bool padded(const Context& c) { return c.d.shared_pad != design::SharedPad::kNone; }
+
+// Words of one k row of the shared A (B) tile: kBM (kBN), or kLdA (kLdB) when shared_pad pads it.
+std::string tile_ld(const Context& c, char operand) {
+  if (padded(c)) return operand == 'a' ? "kLdA" : "kLdB";
+  return operand == 'a' ? "kBM" : "kBN";
+}
+
 // The tile row (column) of a thread's i-th (j-th) fragment element.
 std::string frag_row(const Context& c, char dim) {
   const std::string i = dim == 'm' ? "i" : "j", t = dim == 'm' ? "tm" : "tn", threads = dim == 'm' ? "kThreadsM" : "kThreadsN";
@@ -33,16 +41,20 @@ class SimtMainloop final : public Mainloop {
     s << "constexpr int kTM = " << c.d.register_tile.m << ", kTN = " << c.d.register_tile.n << ";\n";
     s << "constexpr int kThreadsM = " << g.threads_m << ", kThreadsN = " << g.threads_n << ";\n";
     s << "constexpr int kLanesM = " << g.lanes_m << ", kLanesN = " << g.lanes_n << ";\n";
+    if (padded(c)) {
+      s << "// Shared rows padded by four words: staging stores of consecutive k fall in distinct banks.\n";
+      s << "constexpr int kLdA = " << design::simt_tile_ld(c.d, c.d.tile.m) << ", kLdB = " << design::simt_tile_ld(c.d, c.d.tile.n) << ";\n";
+    }
     return s.str();
   }
   std::string operand_value(const Context& c, const std::string& v) const override {
     return c.x.simt_operand(c.d.fixed.precision, v);
   }
   std::string tile_type() const override { return "float"; }
-  std::string tile_words(char operand) const override { return operand == 'a' ? "kBK * kBM" : "kBK * kBN"; }
+  std::string tile_words(const Context& c, char operand) const override { return "kBK * " + tile_ld(c, operand); }
   std::string stash_layout() const override { return " ([k][row])"; }
-  std::string stash_store(const Context&, const std::string& rows) const override {
-    return "tile[col * " + rows + " + row] = regs[i];\n";
+  std::string stash_store(const Context& c, const std::string& rows) const override {
+    return "tile[col * " + tile_ld(c, rows == "kBM" ? 'a' : 'b') + " + row] = regs[i];\n";
   }
   std::string compute_function(const Context& c) const override {
     const bool staged_a = c.staged('a'), staged_b = c.staged('b');
@@ -62,17 +74,17 @@ class SimtMainloop final : public Mainloop {
     s << "for (int kk = 0; kk < kBK; ++kk) {\nfloat a_frag[kTM], b_frag[kTN];\n";
     const bool runs = runs_of_four(c);
     if (staged_a && runs) {
-      s << x.unroll() << "for (int i = 0; i < kTM; i += 4)\n" << x.tile_run4("a_frag", "i", "As + kk * kBM + (tm + i / 4 * kThreadsM) * 4");
+      s << x.unroll() << "for (int i = 0; i < kTM; i += 4)\n" << x.tile_run4("a_frag", "i", "As + kk * " + tile_ld(c, 'a') + " + (tm + i / 4 * kThreadsM) * 4");
     } else {
       s << x.unroll() << "for (int i = 0; i < kTM; ++i) a_frag[i] = ";
-      if (staged_a) s << "As[kk * kBM + " << frag_row(c, 'm') << "];\n";
+      if (staged_a) s << "As[kk * " << tile_ld(c, 'a') << " + " << frag_row(c, 'm') << "];\n";
       else s << "tile_a<kGuard>(p, " << c.source('a') << ", a_base, m0 + " << frag_row(c, 'm') << ", k0 + kk, k_end);\n";
     }
     if (staged_b && runs) {
-      s << x.unroll() << "for (int j = 0; j < kTN; j += 4)\n" << x.tile_run4("b_frag", "j", "Bs + kk * kBN + (tn + j / 4 * kThreadsN) * 4");
+      s << x.unroll() << "for (int j = 0; j < kTN; j += 4)\n" << x.tile_run4("b_frag", "j", "Bs + kk * " + tile_ld(c, 'b') + " + (tn + j / 4 * kThreadsN) * 4");
     } else {
       s << x.unroll() << "for (int j = 0; j < kTN; ++j) b_frag[j] = ";
-      if (staged_b) s << "Bs[kk * kBN + " << frag_row(c, 'n') << "];\n";
+      if (staged_b) s << "Bs[kk * " << tile_ld(c, 'b') << " + " << frag_row(c, 'n') << "];\n";
       else s << "tile_b<kGuard>(p, " << c.source('b') << ", b_base, n0 + " << frag_row(c, 'n') << ", k0 + kk, k_end);\n";
     }
     s << x.unroll() << "for (int i = 0; i < kTM; ++i)\n" << x.unroll() << "for (int j = 0; j < kTN; ++j) acc[i][j] += a_frag[i] * b_frag[j];\n";
@@ -97,8 +109,8 @@ class SimtMainloop final : public Mainloop {
     std::string args;
     if (!staged_a || !staged_b) args += "p, t, " + c.fetch_base('a') + ", " + c.fetch_base('b') + ", m0, n0, " + k0 + ", k_end, ";
     args += "tm, tn, ";
-    if (staged_a) args += "As + " + buf + " * " + tile_words('a') + ", ";
-    if (staged_b) args += "Bs + " + buf + " * " + tile_words('b') + ", ";
+    if (staged_a) args += "As + " + buf + " * " + tile_words(c, 'a') + ", ";
+    if (staged_b) args += "Bs + " + buf + " * " + tile_words(c, 'b') + ", ";
     args += "acc";
     if (staged_a && staged_b) return "compute_tile(" + args + ");\n";
     return c.boundary.dispatch("compute_tile<{G}>(" + args + ");", k0);

@@ -14,13 +14,13 @@ class TensorTilesMainloop : public Mainloop {
   bool tensor() const override { return true; }
   std::string operand_value(const Context&, const std::string& v) const override { return v; }
   std::string tile_type() const override { return "smem_t"; }
-  std::string tile_words(char operand) const override { return operand == 'a' ? "kBM * kLd" : "kBN * kLd"; }
+  std::string tile_words(const Context&, char operand) const override { return operand == 'a' ? "kBM * kLd" : "kBN * kLd"; }
   std::string stash_layout() const override { return " ([row][kLd], fragment layout)"; }
   std::string stash_store(const Context& c, const std::string&) const override {
     return "tile[row * kLd + col] = " + stash_value(c) + ";\n";
   }
-  std::string compute_call(const Context&, const std::string&, const std::string& buf) const override {
-    return "compute_tile(As + " + buf + " * " + tile_words('a') + ", Bs + " + buf + " * " + tile_words('b') + ", wm, wn, acc);\n";
+  std::string compute_call(const Context& c, const std::string&, const std::string& buf) const override {
+    return "compute_tile(As + " + buf + " * " + tile_words(c, 'a') + ", Bs + " + buf + " * " + tile_words(c, 'b') + ", wm, wn, acc);\n";
   }
   std::string unused_after_mainloop() const override { return ""; }
   std::string register_tile_meaning() const override { return "accumulator fragments per warp"; }

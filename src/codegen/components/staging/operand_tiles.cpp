@@ -32,7 +32,7 @@ class OperandTiles final : public Staging {
     if (kA) s << tile_t << "* As = reinterpret_cast<" << tile_t << "*>(smem);\n";
     if (kB) {
       s << tile_t << "* Bs = reinterpret_cast<" << tile_t << "*>(smem)"
-        << (kA ? " + kBuffers * " + c.mainloop.tile_words('a') : "") << ";\n";
+        << (kA ? " + kBuffers * " + c.mainloop.tile_words(c, 'a') : "") << ";\n";
     }
     if (kA) s << "float a_regs[kAPerThread];\n";
     if (kB) s << "float b_regs[kBPerThread];\n";
@@ -49,8 +49,8 @@ class OperandTiles final : public Staging {
   }
   std::string stash(const Context& c, const std::string& buf) const override {
     std::string out;
-    if (kA) out += "stash_a(As + " + buf + " * " + c.mainloop.tile_words('a') + ", t_id, a_regs);\n";
-    if (kB) out += "stash_b(Bs + " + buf + " * " + c.mainloop.tile_words('b') + ", t_id, b_regs);\n";
+    if (kA) out += "stash_a(As + " + buf + " * " + c.mainloop.tile_words(c, 'a') + ", t_id, a_regs);\n";
+    if (kB) out += "stash_b(Bs + " + buf + " * " + c.mainloop.tile_words(c, 'b') + ", t_id, b_regs);\n";
     return out;
   }
   std::string describe(const Context& c) const override {
