@@ -66,7 +66,7 @@ class TransformWriter {
                          ? "guarded: every access predicated" + a_.guard_note()
                          : std::string("uniform_branch: full tiles take an unpredicated path (block-uniform branch)"));
     line(axis(design::Axis::kKRange), d_.k_range == design::KRange::kFixed ? "fixed: the sizes are compiled in" : "generic: the sizes are read at run time");
-    line(axis(design::Axis::kScale), d_.scale == design::Scale::kAlpha ? "alpha: y = alpha * x in fp32, alpha = 1 at run time (one multiply an element)"
+    line(axis(design::Axis::kScale), d_.scale == design::Scale::kAlphaInRange ? "alpha_in_range: y = alpha * x in fp32, alpha = 1 at run time, multiplied only by the lanes whose element is inside the tensor (in the guarded store)" : d_.scale == design::Scale::kAlpha ? "alpha: y = alpha * x in fp32, alpha = 1 at run time (one multiply an element)"
                                                      : "none: the bits are copied as integers");
     line("fixed", axis(design::Axis::kPrefetch, " none, ") + axis(design::Axis::kTensorCore, " none, ") +
                       axis(design::Axis::kActivation, " fused, ") + axis(design::Axis::kSplitK, " 1, ") +
@@ -99,7 +99,7 @@ class TransformWriter {
 
   std::string helpers() const {
     std::string s = a_.access_functions(d_, x_);
-    if (d_.scale == design::Scale::kAlpha) {
+    if (design::scales(d_.scale)) {
       s += "// alpha * x in fp32 (alpha = 1 from the host, so the multiply stays in the code).\n" + a_.scale_function(d_, x_);
     }
     return s;
@@ -115,12 +115,18 @@ class TransformWriter {
       << "idx_t row0, idx_t col0" << (g_.staged ? ", bits_t* tile" : "") << ") {\n";
     s << "const int t = (int)threadIdx.x;\n";
     if (d_.scale == design::Scale::kNone) s << "(void)p;\n";
-    const std::string sc = d_.scale == design::Scale::kAlpha ? "scale({}, p.alpha)" : "{}";
-    auto scaled = [&sc](const std::string& v) {
+    const bool in_range = d_.scale == design::Scale::kAlphaInRange;
+    const std::string sc = design::scales(d_.scale) ? "scale({}, p.alpha)" : "{}";
+    auto apply_scale = [&sc](const std::string& v) {
       std::string out = sc;
       out.replace(out.find("{}"), 2, v);
       return out;
     };
+    // Where values are scaled on their way in: every lane (alpha), or none (alpha_in_range scales
+    // e[] inside the guarded store, `scale_in_store`).
+    auto scaled = [&](const std::string& v) { return in_range ? v : apply_scale(v); };
+    const std::string scale_in_store =
+        in_range ? x_.unroll() + "for (int j = 0; j < kRN; ++j) e[j] = " + apply_scale("e[j]") + ";\n" : "";
     auto ok_expr = [&](const std::string& row, const std::string& col) { return a_.in_bounds(x_, row, col); };
     auto load_at = [&](const std::string& offset) { return guard ? a_.load_address(offset) : "x + " + offset; };
     // Loads then stores, for the lanes inside the tensor only when guarded.
@@ -145,14 +151,14 @@ class TransformWriter {
         << "const int c = wr + i * kWriteRowGroups;\nconst idx_t col = col0 + c;\nbits_t e[kRN];\n" << x_.unroll()
         << "for (int j = 0; j < kRN; ++j) e[j] = " << scaled("tile[(wc * kRN + j) * kLd + c]") << ";\n";
       if (guard) s << ok_decl << ok_expr("row", "col") << ";\n";
-      s << copy("", "store_vec(y + col * rows + row, e);", true) << "}\n}\n" << a_.after_tile();
+      s << copy("", scale_in_store + "store_vec(y + col * rows + row, e);", true) << "}\n}\n" << a_.after_tile();
     } else if (g_.reads_coalesced) {
       s << "// Coalesced reads of kRN consecutive input columns; each element stored on its own (strided).\n"
         << read_map << "const idx_t col = col0 + cg * kRN;\n" << x_.unroll() << "for (int i = 0; i < kRM; ++i) {\n"
         << "const idx_t row = row0 + rg + i * kReadRowGroups;\nbits_t e[kRN];\n";
       if (guard) s << ok_decl << ok_expr("row", "col") << ";\n";
       const std::string store = x_.unroll() + "for (int j = 0; j < kRN; ++j) y[(col + j) * rows + row] = " +
-                                scaled("e[j]") + ";";
+                                apply_scale("e[j]") + ";";
       s << copy("load_vec(" + load_at("row * cols + col") + ", e);\n", store, true);
       s << "}\n";
     } else {
@@ -162,7 +168,7 @@ class TransformWriter {
       if (guard) s << ok_decl << ok_expr("row", "col") << ";\n";
       const std::string loads = x_.unroll() + "for (int j = 0; j < kRN; ++j) e[j] = " +
                                 scaled("load_one(" + load_at("(row + j) * cols + col") + ")") + ";\n";
-      s << copy(loads, "store_vec(y + col * rows + row, e);", true);
+      s << copy(loads, scale_in_store + "store_vec(y + col * rows + row, e);", true);
       s << "}\n";
     }
     s << "}\n\n";
@@ -236,8 +242,8 @@ std::string emit_transform_cuda(const DesignPoint& d) {
   const ops::DType dtype = ops::storage_dtype(d.fixed.precision);
   std::ostringstream s;
   s << w.header() << "\n#include <cuda_runtime.h>\n";
-  if (d.scale == design::Scale::kAlpha && dtype == ops::DType::bf16) s << "#include <cuda_bf16.h>\n";
-  if (d.scale == design::Scale::kAlpha && dtype == ops::DType::f16) s << "#include <cuda_fp16.h>\n";
+  if (design::scales(d.scale) && dtype == ops::DType::bf16) s << "#include <cuda_bf16.h>\n";
+  if (design::scales(d.scale) && dtype == ops::DType::f16) s << "#include <cuda_fp16.h>\n";
   // uint32_t and memcpy come with vxsynth_candidate.h (stdint.h) and cuda_runtime.h.
   s << "\n#include \"vxsynth_candidate.h\"\n\nnamespace {\n\n";
   s << w.constants() << "\n";

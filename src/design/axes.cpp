@@ -65,7 +65,7 @@ struct Names<KRange> {
 
 template <>
 struct Names<Scale> {
-  static constexpr std::array<std::pair<Scale, const char*>, 2> table{{{Scale::kNone, "none"}, {Scale::kAlpha, "alpha"}}};
+  static constexpr std::array<std::pair<Scale, const char*>, 3> table{{{Scale::kNone, "none"}, {Scale::kAlpha, "alpha"}, {Scale::kAlphaInRange, "alpha_in_range"}}};
 };
 
 template <>

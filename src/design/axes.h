@@ -81,7 +81,12 @@ enum class KRange { kGeneric, kFixed };
 // moved. kNone = its bits are copied as an integer; kAlpha = it passes through the FPU as
 // alpha * x with alpha = 1 read at run time, as cuDNN's transform kernels do (one FMUL per
 // element: exact for every non-NaN value, and the arithmetic intensity of the vendor kernel).
-enum class Scale { kNone, kAlpha };
+// kAlphaInRange = the same multiply, done only by the lanes whose element is inside the tensor
+// (inside the guarded store, after the tile is read), as cuDNN's nchwToNhwc kernels do: one FMUL
+// per element moved, and the edge tiles' idle lanes inactive (kAlpha multiplies every lane's
+// staged value, so a tile reaching past a short dimension multiplies 2.6x the elements).
+enum class Scale { kNone, kAlpha, kAlphaInRange };
+inline bool scales(Scale s) { return s != Scale::kNone; }
 
 // Hopper family only (design/hopper_family.h): axes of their own (13-16, 18-22).
 // 13. Pipeline stages: the depth of the TMA ring (2..8, bounded by shared memory); 1 elsewhere.

@@ -163,7 +163,8 @@ DesignPoint mutate_transform(const DesignPoint& seed, std::mt19937_64& rng) {
   if (coin()) d.register_tile = {per_thread[rng() % 4], per_thread[rng() % 4]};
   if (coin()) d.boundary = coin() ? design::Boundary::kGuarded : design::Boundary::kUniformBranch;
   if (coin()) d.k_range = pick<design::KRange>(rng);
-  if (coin()) d.scale = pick<design::Scale>(rng);
+  // The two values the sample was drawn from (a later value joins after the draws, below).
+  if (coin()) d.scale = rng() % 2 == 0 ? design::Scale::kNone : design::Scale::kAlpha;
   return d;
 }
 
@@ -195,6 +196,18 @@ std::vector<Sample> golden_sample() {
     }
     for (int attempt = 0; attempt < 600 && names.size() < 14; ++attempt) {
       add(design::is_transform(base.seed) ? mutate_transform(base.seed, rng) : mutate(base.seed, rng));
+    }
+    // scale alpha_in_range (added after the value: after the draws), on the base and on a staged,
+    // a direct and an edge-heavy tile.
+    if (design::is_transform(base.seed)) {
+      DesignPoint r = base.seed;
+      r.scale = design::Scale::kAlphaInRange;
+      add(r);
+      for (int attempt = 0; attempt < 40; ++attempt) {
+        DesignPoint m = mutate_transform(base.seed, rng);
+        m.scale = design::Scale::kAlphaInRange;
+        add(m);
+      }
     }
     // fragment_load vector4 and shared_pad words4 (added after the axes: after the draws, so the
     // designs above stay):
@@ -274,7 +287,7 @@ TEST(Golden, SampleHoldsLayoutTransformsOfEveryValueOfTheirAxes) {
   EXPECT_EQ(seen["read_once"].size(), 3u);
   EXPECT_EQ(seen["boundary"].size(), 2u);
   EXPECT_EQ(seen["k_range"].size(), 2u);
-  EXPECT_EQ(seen["scale"].size(), 2u);
+  EXPECT_EQ(seen["scale"].size(), design::all_values<design::Scale>().size());
   EXPECT_EQ(seen["precision"].size(), 3u);
   EXPECT_GE(seen["vector"].size(), 2u);
 }
