@@ -111,6 +111,12 @@ struct Names<SharedPad> {
       {{SharedPad::kNone, "none"}, {SharedPad::kWords4, "words4"}}};
 };
 
+template <>
+struct Names<ConsumerLayout> {
+  static constexpr std::array<std::pair<ConsumerLayout, const char*>, 2> table{
+      {{ConsumerLayout::kRows, "rows"}, {ConsumerLayout::kColumns, "columns"}}};
+};
+
 // Values added at run time (add_value), after the built-in table.
 template <typename E>
 std::vector<std::pair<E, std::string>>& added() {
@@ -175,6 +181,7 @@ std::string to_string(Schedule v) { return name_of(v); }
 std::string to_string(Tf32Round v) { return name_of(v); }
 std::string to_string(FragmentLoad v) { return name_of(v); }
 std::string to_string(SharedPad v) { return name_of(v); }
+std::string to_string(ConsumerLayout v) { return name_of(v); }
 
 bool parse(const std::string& s, Staging& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ReadOnce& out) { return parse_name(s, out); }
@@ -193,6 +200,7 @@ bool parse(const std::string& s, Schedule& out) { return parse_name(s, out); }
 bool parse(const std::string& s, Tf32Round& out) { return parse_name(s, out); }
 bool parse(const std::string& s, FragmentLoad& out) { return parse_name(s, out); }
 bool parse(const std::string& s, SharedPad& out) { return parse_name(s, out); }
+bool parse(const std::string& s, ConsumerLayout& out) { return parse_name(s, out); }
 
 template <typename E>
 const std::vector<E>& all_values() {
@@ -240,6 +248,7 @@ VXSYNTH_DESIGN_INSTANTIATE(Schedule)
 VXSYNTH_DESIGN_INSTANTIATE(Tf32Round)
 VXSYNTH_DESIGN_INSTANTIATE(FragmentLoad)
 VXSYNTH_DESIGN_INSTANTIATE(SharedPad)
+VXSYNTH_DESIGN_INSTANTIATE(ConsumerLayout)
 #undef VXSYNTH_DESIGN_INSTANTIATE
 
 FragmentShape fragment_shape(Fragment f) {
@@ -269,12 +278,14 @@ constexpr std::array<const char*, kAxisCount> kAxisNames = {
     "shared_staging", "read_once",  "lane_mapping", "tile",    "register_tile", "prefetch",
     "tensor_core",    "activation", "split_k",      "warps",   "boundary",      "k_range",
     "pipeline_stages", "raster",    "epilogue_store", "cluster", "scale", "bias_load",
-    "register_split", "wgmma_in_flight", "schedule", "tf32_round", "fragment_load", "shared_pad"};
+    "register_split", "wgmma_in_flight", "schedule", "tf32_round", "fragment_load", "shared_pad",
+    "consumer_layout"};
 }  // namespace
 
 std::string to_string(Axis a) { return kAxisNames[index_of(a)]; }
 bool is_hopper_axis(Axis a) {
-  return (a >= Axis::kPipelineStages && a <= Axis::kCluster) || (a >= Axis::kBiasLoad && a <= Axis::kTf32Round);
+  return (a >= Axis::kPipelineStages && a <= Axis::kCluster) || (a >= Axis::kBiasLoad && a <= Axis::kTf32Round) ||
+         a == Axis::kConsumerLayout;
 }
 bool is_transform_axis(Axis a) { return a == Axis::kScale; }
 bool is_simt_axis(Axis a) { return a == Axis::kFragmentLoad || a == Axis::kSharedPad; }

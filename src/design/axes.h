@@ -144,6 +144,13 @@ enum class FragmentLoad { kStrided, kVector4 };
 //     operand) fall in distinct banks instead of one (an 8-way conflict with k-step 8), and rows
 //     stay 16-byte aligned for vector4 fragments. The same layout in Vortex local memory.
 enum class SharedPad { kNone, kWords4 };
+// Hopper family: axis 25.
+// 25. Consumer layout: how the consumer warpgroups share the block tile. kRows = consumer c owns
+//     rows 64c .. 64c + 63 (tile m = 64 x consumers, each wgmma m64 x tile n); kColumns = every
+//     consumer reads the one 64-row A slice and owns columns c N' .. (c + 1) N' - 1 (tile m = 64,
+//     tile n = consumers x N', each wgmma m64 x N'), as cuBLAS's 64-row nvjet tiles at 384
+//     threads do: a short M (51 rows) no longer pads the wgmma to 128 rows.
+enum class ConsumerLayout { kRows, kColumns };
 // The Hopper family also takes split_k (axis 9): K slices over the grid, fp32 partial sums in
 // the workspace, added in slice order by a second pass (docs/design-space.md).
 
@@ -165,6 +172,7 @@ std::string to_string(Schedule v);
 std::string to_string(Tf32Round v);
 std::string to_string(FragmentLoad v);
 std::string to_string(SharedPad v);
+std::string to_string(ConsumerLayout v);
 
 // Parsers: false when the name is unknown.
 bool parse(const std::string& s, Staging& out);
@@ -184,6 +192,7 @@ bool parse(const std::string& s, Schedule& out);
 bool parse(const std::string& s, Tf32Round& out);
 bool parse(const std::string& s, FragmentLoad& out);
 bool parse(const std::string& s, SharedPad& out);
+bool parse(const std::string& s, ConsumerLayout& out);
 
 // All values of an enum axis, in domain order (neighbours step along this order).
 template <typename E>
@@ -237,11 +246,12 @@ enum class Axis {
   kTf32Round,      // Hopper family
   kFragmentLoad,   // SIMT designs
   kSharedPad,      // SIMT designs
+  kConsumerLayout, // Hopper family
 };
-inline constexpr std::size_t kAxisCount = 24;
+inline constexpr std::size_t kAxisCount = 25;
 // The first kCommonAxisCount axes belong to every design; the rest to one family each.
 inline constexpr std::size_t kCommonAxisCount = 12;
-bool is_hopper_axis(Axis a);     // pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight, schedule, tf32_round
+bool is_hopper_axis(Axis a);     // pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight, schedule, tf32_round, consumer_layout
 bool is_transform_axis(Axis a);  // scale
 bool is_simt_axis(Axis a);       // fragment_load, shared_pad
 // A family's own axis: optional in design.json (its default when absent).

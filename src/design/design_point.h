@@ -84,6 +84,8 @@ struct DesignPoint {
   int wgmma_in_flight = 1;
   Schedule schedule = Schedule::kGrid;
   Tf32Round tf32_round = Tf32Round::kWorkspace;
+  // Hopper family only; written to design.json only when not rows.
+  ConsumerLayout consumer_layout = ConsumerLayout::kRows;
 
   // SIMT designs only (fragment none, outside the Hopper and transform families); written to
   // design.json only when not strided.

@@ -26,6 +26,12 @@ int hopper_consumers(const DesignPoint& d) { return d.fixed.block_size / kWarpgr
 
 int hopper_tile_k(ops::PrecisionPath precision) { return 128 / element_bytes(precision); }
 
+int hopper_consumer_n(const DesignPoint& d) {
+  if (!hopper_columns(d)) return d.tile.n;
+  const int c = hopper_consumers(d);
+  return c > 0 && d.tile.n % c == 0 ? d.tile.n / c : 0;
+}
+
 Fragment hopper_fragment(ops::PrecisionPath precision) {
   return precision == ops::PrecisionPath::tf32 ? Fragment::kWgmmaK8 : Fragment::kWgmmaK16;
 }
@@ -66,6 +72,7 @@ std::string hopper_procedural_name(const DesignPoint& d) {
   if (d.wgmma_in_flight != 1) s << "_if" << d.wgmma_in_flight;
   if (d.schedule != Schedule::kGrid) s << '_' << to_string(d.schedule);
   if (d.tf32_round != Tf32Round::kWorkspace) s << "_round-" << to_string(d.tf32_round);
+  if (hopper_columns(d)) s << "_cols";
   return s.str();
 }
 
@@ -106,11 +113,25 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
     fail("hopper-tma-alignment", cat("a tensor map needs 16-byte row strides: K = ", f.shape.k, " x ", e, " bytes"));
   }
   const Tile& t = d.tile;
-  if (t.m != 64 * hopper_consumers(d) || t.k != hopper_tile_k(f.precision) || t.n < 32 || t.n > 256 || t.n % 32 != 0) {
-    fail("hopper-tile", cat("tile ", t.m, "x", t.n, "x", t.k, ": m = 64 x ", hopper_consumers(d),
+  const bool columns = hopper_columns(d);
+  const int consumers = hopper_consumers(d);
+  if (columns) {
+    // One 64-row A slice for every consumer; consumer c's wgmma N' covers B rows c N' .. (c + 1) N' - 1,
+    // which start 1024 bytes apart (the 128-byte swizzle's 8-row atom) when N' is a multiple of 8.
+    // The B box of n rows is one copy: at most 256 rows.
+    if (t.m != 64 || t.k != hopper_tile_k(f.precision) || t.n > 256 || t.n % (8 * consumers) != 0 || t.n < 8 * consumers) {
+      fail("hopper-tile", cat("tile ", t.m, "x", t.n, "x", t.k, ": consumer_layout columns takes m = 64, n = ", consumers,
+                              " consumers x a wgmma N' that is a multiple of 8 (n a multiple of ", 8 * consumers,
+                              " in ", 8 * consumers, "..256), k = one 128-byte row (", hopper_tile_k(f.precision), ")"));
+    }
+  } else if (t.m != 64 * consumers || t.k != hopper_tile_k(f.precision) || t.n < 32 || t.n > 256 || t.n % 32 != 0) {
+    fail("hopper-tile", cat("tile ", t.m, "x", t.n, "x", t.k, ": m = 64 x ", consumers,
                             " consumer warpgroups, n a multiple of 32 in 32..256, k = one 128-byte row (",
                             hopper_tile_k(f.precision), ")"));
   }
+  // The accumulator columns of one consumer: the wgmma N.
+  const int cn = hopper_consumer_n(d);
+  const std::string cn_name = columns ? cat("consumer n ", cn, " (tile n ", t.n, " / ", consumers, ")") : cat("tile n ", t.n);
   if (d.staging != Staging::kAB || d.lane_a != LaneMap::kForward || d.lane_b != LaneMap::kForward ||
       d.read_once != ReadOnce::kDefault || !(d.register_tile == RegisterTile{1, 1}) ||
       !(d.warps == WarpArrangement{f.block_size / 32, 1}) || d.activation != ActivationPlacement::kFused ||
@@ -129,22 +150,22 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
     // addressing and the epilogue (measured: m64n256k16 asks for 154), within 65536 / block, or
     // within what setmaxnreg gives a consumer.
     const int budget = hopper_consumer_registers(d);
-    if (t.n / 2 + 32 > budget) {
-      fail("hopper-registers", cat("tile n ", t.n, " needs ", t.n / 2, " accumulator registers per thread + 32; a consumer "
+    if (cn / 2 + 32 > budget) {
+      fail("hopper-registers", cat(cn_name, " needs ", cn / 2, " accumulator registers per thread + 32; a consumer "
                                    "thread of a block of ", f.block_size, " threads has ", budget, " (register_split ",
                                    to_string(d.register_split), ")"));
-    } else if (d.epilogue_store == EpilogueStore::kTmaSwizzled && d.split_k == 1 && t.n / 2 + t.n / 4 + 48 > budget) {
+    } else if (d.epilogue_store == EpilogueStore::kTmaSwizzled && d.split_k == 1 && cn / 2 + cn / 4 + 48 > budget) {
       // The swizzled staging addresses take registers beside the accumulators, more as n grows
       // (ptxas 13.0, pi0-2's designs: n 256 with 232 registers spills 88 bytes, n 192 with 168
       // spills 32; n 192 with 232 and n 128 with 168 spill none). Spills are read back through
       // L1, which no bulk-copy kernel otherwise touches (L1 hit 77 % against the reference's 0).
-      fail("hopper-registers", cat("tile n ", t.n, " with epilogue_store tma_swizzled needs ", t.n / 2, " accumulators + ",
-                                   t.n / 4 + 48, " registers for the staging addresses; a consumer thread of a block of ",
+      fail("hopper-registers", cat(cn_name, " with epilogue_store tma_swizzled needs ", cn / 2, " accumulators + ",
+                                   cn / 4 + 48, " registers for the staging addresses; a consumer thread of a block of ",
                                    f.block_size, " threads has ", budget, " (register_split ", to_string(d.register_split), ")"));
-    } else if (t.n / 2 + 26 > hopper_entry_registers(f.block_size)) {
+    } else if (cn / 2 + 26 > hopper_entry_registers(f.block_size)) {
       // ptxas fits each wgmma instruction within the kernel's register cap, whatever setmaxnreg
       // gives later (measured: m64n224k16 at 512 threads asks for 138 of 128 and aborts).
-      fail("hopper-registers", cat("tile n ", t.n, ": one wgmma needs ", t.n / 2, " accumulators + 26 registers within the ",
+      fail("hopper-registers", cat(cn_name, ": one wgmma needs ", cn / 2, " accumulators + 26 registers within the ",
                                    hopper_entry_registers(f.block_size), " a thread of a block of ", f.block_size,
                                    " threads starts with"));
     }
@@ -209,6 +230,16 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
     } else if (d.epilogue_store == EpilogueStore::kTmaSwizzled && (std::int64_t(t.n) * e) % 128 != 0) {
       fail("hopper-epilogue", cat("epilogue_store tma_swizzled stages 128-byte boxes: tile n ", t.n, " x ", e,
                                   " bytes is not a multiple of 128"));
+    } else if (columns && (d.epilogue_store == EpilogueStore::kTmaSwizzled || partials) && (std::int64_t(cn) * e) % 128 != 0) {
+      // Each consumer stores its own 64 x N' part in 128-byte boxes.
+      fail("hopper-epilogue", cat("consumer_layout columns with epilogue_store ", to_string(d.epilogue_store),
+                                  partials ? " and split_k > 1" : "", " stores each consumer's columns in 128-byte boxes: ",
+                                  cn_name, " x ", e, " bytes is not a multiple of 128"));
+    } else if (columns && partials && d.stages < consumers) {
+      // One box of 64 rows x 128 bytes per consumer, staged in the A ring (stages x 64 rows x 128 bytes).
+      fail("hopper-epilogue", cat("consumer_layout columns with split_k > 1 stages one 64-row box per consumer (",
+                                  consumers, ") in the A ring of ", d.stages, " stages of 64 rows: pipeline_stages must be at least ",
+                                  consumers));
     }
   }
   if (d.bias_load != BiasLoad::kGlobal && !op.has_bias()) {
@@ -230,21 +261,21 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
 
 const std::vector<std::pair<std::string, std::string>>& hopper_rule_descriptions() {
   static const std::vector<std::pair<std::string, std::string>> rules = {
-      {"hopper-axes", "pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight, schedule and tf32_round keep their defaults outside the Hopper family"},
+      {"hopper-axes", "pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight, schedule, tf32_round and consumer_layout keep their defaults outside the Hopper family"},
       {"hopper-lowering", "the Hopper family pairs wgmma (k16 for bf16/fp16, k8 for tf32) with prefetch tma"},
       {"hopper-block", "Hopper block = one producer + 1..3 consumer warpgroups (256, 384 or 512 threads)"},
       {"hopper-op", "Hopper: linear, matmul with K-contiguous operands, or channels-first groups-1 convolution; no fused activation"},
       {"hopper-tma-alignment", "Hopper: K x element size is a multiple of 16 bytes (tensor-map row stride)"},
-      {"hopper-tile", "Hopper tile: m = 64 x consumers, n a multiple of 32 in 32..256, k one 128-byte row"},
+      {"hopper-tile", "Hopper tile: m = 64 x consumers, n a multiple of 32 in 32..256, k one 128-byte row; consumer_layout columns: m = 64, n = consumers x N' (N' a multiple of 8), n <= 256"},
       {"hopper-fixed", "Hopper: the other axes at their fixed values (docs/design-space.md)"},
       {"hopper-register-split", "Hopper: register_split setmaxnreg needs 2 or 3 consumer warpgroups (block 384 or 512)"},
-      {"hopper-registers", "Hopper: n / 2 accumulators + 32 registers per consumer thread fit 65536 / block (at most 255), or what setmaxnreg gives a consumer (n / 2 + n / 4 + 48 with epilogue_store tma_swizzled); one wgmma (n / 2 + 26) fits the kernel's starting registers"},
+      {"hopper-registers", "Hopper: n / 2 accumulators + 32 registers per consumer thread fit 65536 / block (at most 255), or what setmaxnreg gives a consumer (n / 2 + n / 4 + 48 with epilogue_store tma_swizzled); one wgmma (n / 2 + 26) fits the kernel's starting registers; n is the consumer's wgmma N (tile n / consumers for consumer_layout columns)"},
       {"hopper-stages", "Hopper: pipeline_stages 2..8"},
       {"hopper-in-flight", "Hopper: wgmma_in_flight 1..2, fewer than pipeline_stages"},
       {"hopper-split-k", "Hopper: split_k 1..64, at most the number of k-tiles; > 1 with a bulk-store epilogue only for fp32 storage (tf32 path) under the grid schedule"},
       {"hopper-schedule", "Hopper: schedule persistent with bias_load global and cluster 1x1"},
       {"hopper-tf32-round", "Hopper: tf32_round shared for tf32 designs only"},
-      {"hopper-epilogue", "Hopper: a bulk-store epilogue needs a [M][N] output (or split_k > 1: the partial sums) with 16-byte rows and fits the A ring (grid schedule; split_k > 1 stages one 128-byte box at a time); tma_swizzled needs tile n x element size a multiple of 128 bytes"},
+      {"hopper-epilogue", "Hopper: a bulk-store epilogue needs a [M][N] output (or split_k > 1: the partial sums) with 16-byte rows and fits the A ring (grid schedule; split_k > 1 stages one 128-byte box at a time); tma_swizzled needs tile n x element size a multiple of 128 bytes; consumer_layout columns: with tma_swizzled or bulk-stored partials the consumer's N' x element size a multiple of 128 bytes, and with bulk-stored partials pipeline_stages >= consumers"},
       {"hopper-bias", "Hopper: bias_load tma or paired only for an op with a bias"},
       {"hopper-cluster", "Hopper: cluster m, n in {1, 2, 4}, m x n <= 8"},
       {"hopper-grid", "Hopper: batch x split_k <= 65535 (grid z)"},
@@ -268,6 +299,7 @@ DesignPoint vortex_counterpart(const DesignPoint& d) {
   v.wgmma_in_flight = 1;
   v.schedule = Schedule::kGrid;
   v.tf32_round = Tf32Round::kWorkspace;  // Vortex computes tf32 as fp16 (docs/design-space.md)
+  v.consumer_layout = ConsumerLayout::kRows;  // no warpgroups: the counterpart's warps tile 64 x n as they may
   v.tile.k = kVortexTileK;
   v.register_tile = {1, 1};
   // The warp arrangement and fragments per warp whose tile is nearest the Hopper tile.

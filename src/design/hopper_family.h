@@ -8,7 +8,9 @@
 //   tensor_core      wgmma_m64k16 (bf16/fp16) | wgmma_m64k8 (tf32): fixed by the precision
 //   prefetch         tma (fixed)
 //   tile             m = 64 x consumer warpgroups (fixed by the block), n = the wgmma N (a
-//                    multiple of 32 in 32..256), k = one 128-byte row (64 bf16/fp16, 32 tf32)
+//                    multiple of 32 in 32..256), k = one 128-byte row (64 bf16/fp16, 32 tf32);
+//                    with consumer_layout columns m = 64 and n = consumers x N' (N' the wgmma
+//                    N, a multiple of 8; n at most 256, the copy engine's box)
 //   pipeline_stages  2..8, bounded by shared memory
 //   raster           n_major | m_major: which tile index consecutive blocks walk
 //   epilogue_store   direct (ordinary stores) | tma (the tile goes out by one bulk copy) |
@@ -22,6 +24,8 @@
 //   split_k          1..64 K slices (fp32 partials in the workspace, a second pass adds them)
 //   tf32_round       workspace (pre-passes round the tf32 operands) | shared (the consumers
 //                    round each stage in shared memory); tf32 only
+//   consumer_layout  rows (consumer c owns rows 64c..) | columns (the consumers share one
+//                    64-row A slice, consumer c owns columns c N' .. (c + 1) N' - 1)
 //   fixed            shared_staging ab, lanes forward, read_once default, register_tile 1x1,
 //                    warps = block/32 x 1, activation fused (the op has none),
 //                    boundary guarded (the copy engine zero-fills, the epilogue predicates),
@@ -57,6 +61,11 @@ inline constexpr int kHopperMaxInFlight = 2;
 inline constexpr int kHopperProducerRegisters = 40;
 int hopper_consumers(const DesignPoint& d);         // block / 128 - 1
 int hopper_tile_k(ops::PrecisionPath precision);    // elements of one 128-byte row
+// The N of one consumer's wgmma (and its accumulator columns): tile n for consumer_layout rows,
+// tile n / consumers for columns (0 when n does not divide).
+int hopper_consumer_n(const DesignPoint& d);
+// consumer_layout columns: the consumers share one 64-row A slice (tile m 64) and split tile n.
+inline bool hopper_columns(const DesignPoint& d) { return d.consumer_layout == ConsumerLayout::kColumns; }
 Fragment hopper_fragment(ops::PrecisionPath precision);
 
 // Registers a thread of the kernel starts with (__launch_bounds__(block, 1): 65536 / block in
@@ -71,7 +80,7 @@ int hopper_consumer_registers(const DesignPoint& d);
 std::int64_t hopper_shared_bytes(const DesignPoint& d);
 
 // e.g. "linear_bf16_hopper_b384_t128x128x64_st5_rm-m_major_ep-tma_c1x1_wgmma_m64k16"; the later
-// axes add "_sk4", "_setmaxnreg", "_if2", "_persistent", "_round-shared" when not at their defaults.
+// axes add "_sk4", "_setmaxnreg", "_if2", "_persistent", "_round-shared", "_cols" when not at their defaults.
 std::string hopper_procedural_name(const DesignPoint& d);
 
 // The family's rules (after the fixed properties and the block size were checked); the Vortex

@@ -107,7 +107,9 @@ void apply_step(DesignPoint& d, const Move& m) {
     }
     case Axis::kTile: {
       if (is_hopper(d)) {
-        // m follows the consumer warpgroups and k is one 128-byte row: only the wgmma N moves.
+        // m follows the consumer warpgroups and k is one 128-byte row: only the wgmma N moves
+        // (consumer_layout columns: n = consumers x N', doubled or halved with N'; the tile rule
+        // rejects an N' that is not a multiple of 8).
         const auto [dim, up] = parse_dim_step(m, "n");
         double_or_halve(d.tile.n, up, dim_name(Axis::kTile, 'n'));
         return;
@@ -214,6 +216,23 @@ void apply_step(DesignPoint& d, const Move& m) {
       d.fragment_load = parse_enum_value<FragmentLoad>(to_value(m), to_string(m.axis));
       return;
     case Axis::kSharedPad: d.shared_pad = parse_enum_value<SharedPad>(to_value(m), to_string(m.axis)); return;
+    case Axis::kConsumerLayout: {
+      const ConsumerLayout to = parse_enum_value<ConsumerLayout>(to_value(m), to_string(m.axis));
+      if (to == d.consumer_layout) return;
+      // The tile follows the layout, so the step lands on the family's tile rule: columns take
+      // m = 64 and n = consumers x N' (the largest N', a multiple of 8, within today's n); rows
+      // take m = 64 x consumers and n rounded down to a multiple of 32.
+      const int consumers = std::max(1, hopper_consumers(d));
+      if (to == ConsumerLayout::kColumns) {
+        d.tile.m = 64;
+        d.tile.n = consumers * std::max(8, d.tile.n / consumers / 8 * 8);
+      } else {
+        d.tile.m = 64 * consumers;
+        d.tile.n = std::max(32, d.tile.n / 32 * 32);
+      }
+      d.consumer_layout = to;
+      return;
+    }
   }
 }
 
@@ -393,6 +412,8 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
     add(Axis::kWgmmaInFlight, "down");
     enum_steps(Axis::kSchedule, d.schedule);
     if (d.fixed.precision == ops::PrecisionPath::tf32) enum_steps(Axis::kTf32Round, d.tf32_round);
+    // consumer_layout last, so the earlier neighbours keep their order.
+    enum_steps(Axis::kConsumerLayout, d.consumer_layout);
     return out;
   }
   const bool tensor = is_tensor(d);

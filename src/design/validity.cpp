@@ -43,13 +43,14 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
   }
   if (d.stages != 1 || d.raster != Raster::kNMajor || d.epilogue_store != EpilogueStore::kDirect || !(d.cluster == Cluster{}) ||
       d.bias_load != BiasLoad::kGlobal || d.register_split != RegisterSplit::kNone || d.wgmma_in_flight != 1 ||
-      d.schedule != Schedule::kGrid || d.tf32_round != Tf32Round::kWorkspace) {
+      d.schedule != Schedule::kGrid || d.tf32_round != Tf32Round::kWorkspace || d.consumer_layout != ConsumerLayout::kRows) {
     fail("hopper-axes", cat("pipeline_stages ", d.stages, ", raster ", to_string(d.raster), ", epilogue_store ",
                             to_string(d.epilogue_store), ", cluster ", d.cluster.m, "x", d.cluster.n, ", bias_load ",
                             to_string(d.bias_load), ", register_split ", to_string(d.register_split), ", wgmma_in_flight ",
                             d.wgmma_in_flight, ", schedule ", to_string(d.schedule), ", tf32_round ", to_string(d.tf32_round),
+                            ", consumer_layout ", to_string(d.consumer_layout),
                             " belong to the Hopper family (wgmma + tma): outside it they are 1, n_major, direct, 1x1, global, "
-                            "none, 1, grid, workspace"));
+                            "none, 1, grid, workspace, rows"));
     return;
   }
   if (is_transform(d)) {

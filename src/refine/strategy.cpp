@@ -119,6 +119,12 @@ const ResponseTable& prior_responses() {
     // Padded shared rows remove the staging stores' bank conflicts (8-way at k-step 8).
     set(Axis::kSharedPad, M::kComputeThroughput, 0.1);
     set(Axis::kSharedPad, M::kDramBandwidth, 0.1);
+    // Columns: a 64-row tile (cuBLAS's 48x64 / 64x64 nvjet tiles at 384 threads), so a short M
+    // stops padding the wgmma to 128 rows (pi0-4, M = 51: tensor work per DRAM byte 126 against
+    // the vendor's 65), and more B rows per block change what L2 holds.
+    set(Axis::kConsumerLayout, M::kArithmeticIntensity, 0.1);
+    set(Axis::kConsumerLayout, M::kL2HitRate, 0.05);
+    set(Axis::kConsumerLayout, M::kTensorUtilization, 0.05);
     return t;
   }();
   return table;
@@ -171,6 +177,7 @@ std::string same_operator_reason(const std::vector<Move>& moves, const design::D
       {Axis::kSchedule, "a block per SM walks the output tiles instead of a block per tile; every tile is the same sum"},
       {Axis::kTf32Round, "the tf32 operands are rounded to nearest (cvt.rna) in shared memory instead of by copies in the workspace; the same rounded values are multiplied"},
       {Axis::kSharedPad, "the shared tiles' rows are four words longer; the same values are staged and read"},
+      {Axis::kConsumerLayout, "the consumer warpgroups split the tile's columns over one 64-row slice instead of its rows; each output is the same wgmma sum in the same K order"},
       {Axis::kFragmentLoad, "threads own runs of four consecutive rows and columns, read from the shared tiles as 16-byte vectors; each output is the same sum in the same K order"},
   };
   std::string s;

@@ -51,9 +51,17 @@ TEST(Axes, NamesRoundTrip) {
   Boundary b{};
   EXPECT_FALSE(parse("padding", b));
   // twelve, the Hopper family's four, the transforms' scale, then the Hopper family's bias_load,
-  // register_split, wgmma_in_flight, schedule, tf32_round, and the SIMT designs' fragment_load and
-  // shared_pad
-  EXPECT_EQ(axis_names().size(), 24u);
+  // register_split, wgmma_in_flight, schedule, tf32_round, the SIMT designs' fragment_load and
+  // shared_pad, and the Hopper family's consumer_layout
+  EXPECT_EQ(axis_names().size(), 25u);
+  for (ConsumerLayout v : all_values<ConsumerLayout>()) {
+    ConsumerLayout back{};
+    ASSERT_TRUE(parse(to_string(v), back));
+    EXPECT_EQ(back, v);
+  }
+  EXPECT_TRUE(is_hopper_axis(Axis::kConsumerLayout));
+  EXPECT_FALSE(is_simt_axis(Axis::kConsumerLayout));
+  EXPECT_EQ(axis_names().back(), "consumer_layout");
   for (SharedPad v : all_values<SharedPad>()) {
     SharedPad back{};
     ASSERT_TRUE(parse(to_string(v), back));

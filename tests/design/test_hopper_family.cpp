@@ -575,6 +575,126 @@ TEST(HopperFamily, LaterAxesRoundTripStepAndLeaveLockedDesignsAlone) {
   EXPECT_EQ(v.tf32_round, Tf32Round::kWorkspace);
 }
 
+TEST(HopperFamily, ConsumerLayoutColumnsSplitsTheTileNOverOneSixtyFourRowSlice) {
+  // pi0-4's lock (M = 51: a 128-row tile pads the wgmma 2.5x) with the consumers side by side.
+  const DesignPoint lock = read_design("../suite/vx-robotics/h200/pi0-4-linear/design.json");
+  ASSERT_EQ(lock.consumer_layout, ConsumerLayout::kRows);
+  EXPECT_FALSE(design_to_json(lock)["axes"].contains("consumer_layout"));  // the default is not written
+  EXPECT_EQ(procedural_name(lock).find("_cols"), std::string::npos);
+  const DesignPoint cols = apply(lock, {parse_setting("consumer_layout=columns", "--set"), parse_setting("tile=64x64x64", "--set")}, "--set");
+  EXPECT_EQ(rule_of(cols), "") << procedural_name(cols);
+  EXPECT_EQ(hopper_consumer_n(cols), 32);
+  EXPECT_EQ(hopper_consumer_n(lock), 64);
+  const Json j = design_to_json(cols);
+  EXPECT_EQ(j["axes"]["consumer_layout"], "columns");
+  const DesignPoint back = design_from_json(j, "x.json");
+  EXPECT_TRUE(same_axes(back, cols));
+  EXPECT_NE(procedural_name(cols).find("_cols"), std::string::npos) << procedural_name(cols);
+  EXPECT_EQ(procedural_name(back), procedural_name(cols));
+  {
+    Json bad = j;
+    bad["axes"]["consumer_layout"] = "diagonal";
+    try {
+      design_from_json(bad, "bad.json");
+      FAIL() << "an unknown consumer_layout was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("axes.consumer_layout"), std::string::npos) << e.what();
+    }
+  }
+  // The rules, named when broken.
+  {
+    DesignPoint d = cols;
+    d.tile.m = 128;  // the rows layout's m
+    EXPECT_EQ(rule_of(d), "hopper-tile");
+    d = cols;
+    d.tile.n = 72;  // 36 columns per consumer: not a multiple of 8
+    EXPECT_EQ(rule_of(d), "hopper-tile");
+    d.tile.n = 16 * 17;  // beyond the copy engine's 256-row box
+    EXPECT_EQ(rule_of(d), "hopper-tile");
+    d.tile.n = 48;  // N' 24 is a wgmma N
+    EXPECT_EQ(rule_of(d), "") << procedural_name(d);
+    d.epilogue_store = EpilogueStore::kTmaSwizzled;  // 24 bf16 = 48 bytes per consumer: no 128-byte boxes
+    EXPECT_EQ(rule_of(d), "hopper-epilogue");
+    d.tile.n = 128;  // 64 bf16 = 128 bytes
+    EXPECT_EQ(rule_of(d), "") << procedural_name(d);
+    d = lock;
+    d.tile = {64, 64, 64};  // a 64-row tile needs the columns layout at 384 threads
+    EXPECT_EQ(rule_of(d), "hopper-tile");
+  }
+  {
+    // Split-K partials by bulk copy stage one 64-row box per consumer in the A ring (64 rows a stage).
+    DesignPoint d = apply(read_design("../suite/vx-robotics/h200/diffusion_policy-2-conv1d/design.json"),
+                          {parse_setting("consumer_layout=columns", "--set"), parse_setting("tile=64x64x32", "--set")}, "--set");
+    ASSERT_TRUE(bulk_stores_partials(d));
+    EXPECT_EQ(rule_of(d), "") << procedural_name(d);
+    d.fixed.block_size = 512;  // three consumers
+    d.warps = {16, 1};
+    d.tile.n = 96;
+    EXPECT_EQ(rule_of(d), "") << procedural_name(d);
+    d.stages = 2;
+    d.wgmma_in_flight = 1;
+    EXPECT_EQ(rule_of(d), "hopper-epilogue");
+    d.stages = 3;
+    d.tile.n = 48;  // 16 fp32 columns per consumer: half a 128-byte box
+    EXPECT_EQ(rule_of(d), "hopper-epilogue");
+    d.tile.n = 72;  // N' 24 fp32 = 96 bytes
+    EXPECT_EQ(rule_of(d), "hopper-epilogue");
+    d.tile.n = 60;  // N' 20: no wgmma N
+    EXPECT_EQ(rule_of(d), "hopper-tile");
+  }
+  {
+    // Outside the family the axis stays at rows.
+    DesignPoint gemm = seed_design(ops::make_linear("t", ops::PrecisionPath::bf16, 77, 96, 72, true), EngineClass::kTensorCore, 128);
+    gemm.consumer_layout = ConsumerLayout::kColumns;
+    EXPECT_EQ(rule_of(gemm), "hopper-axes");
+    for (const auto& m : candidate_steps(seed_design(ops::make_linear("t", ops::PrecisionPath::bf16, 77, 96, 72, true),
+                                                     EngineClass::kTensorCore, 128)))
+      EXPECT_NE(m.axis, Axis::kConsumerLayout);
+  }
+  // The step: last among the Hopper steps; the tile follows the layout both ways.
+  const auto steps = candidate_steps(lock);
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(steps.back().axis, Axis::kConsumerLayout);
+  EXPECT_EQ(steps.back().direction, "to:columns");
+  const DesignPoint stepped = apply(lock, Move{Axis::kConsumerLayout, "to:columns", "", std::nullopt});
+  EXPECT_EQ(stepped.tile, (Tile{64, 64, 64}));
+  EXPECT_EQ(candidate_steps(stepped).back().direction, "to:rows");
+  const DesignPoint rows = apply(stepped, Move{Axis::kConsumerLayout, "to:rows", "", std::nullopt});
+  EXPECT_EQ(rows.tile, lock.tile);
+  EXPECT_TRUE(same_axes(rows, lock));
+  {
+    // 512 threads: three consumers, n rounded to 3 x a multiple of 8.
+    DesignPoint s512 = linear_seed(512);
+    ASSERT_EQ(s512.tile, (Tile{192, 128, 64}));
+    s512.epilogue_store = EpilogueStore::kDirect;
+    const DesignPoint c3 = apply(s512, Move{Axis::kConsumerLayout, "to:columns", "", std::nullopt});
+    EXPECT_EQ(c3.tile, (Tile{64, 120, 64}));
+    EXPECT_EQ(hopper_consumer_n(c3), 40);
+  }
+  // tile n steps keep n = consumers x N'; halving below N' 8 breaks hopper-tile.
+  DesignPoint t = stepped;
+  for (int n : {32, 16}) {
+    t = apply(t, Move{Axis::kTile, "n:down", "", std::nullopt});
+    EXPECT_EQ(t.tile.n, n);
+  }
+  EXPECT_THROW(apply(t, Move{Axis::kTile, "n:down", "", std::nullopt}), InputError);  // n 8: N' 4
+  EXPECT_EQ(apply(stepped, Move{Axis::kTile, "n:up", "", std::nullopt}).tile.n, 128);
+  // Every neighbour of a columns design is valid and keeps the layout unless it steps it.
+  for (const auto& n : neighbours(stepped)) {
+    EXPECT_EQ(rule_of(n.design), "") << procedural_name(n.design);
+    if (n.move.axis != Axis::kConsumerLayout) {
+      EXPECT_EQ(n.design.consumer_layout, ConsumerLayout::kColumns);
+    }
+  }
+  // The Vortex side: a WMMA design near the 64 x n tile, rows (no warpgroups there).
+  for (const DesignPoint& d : {cols, stepped}) {
+    const DesignPoint v = vortex_counterpart(d);
+    EXPECT_EQ(rule_of(v), "") << procedural_name(v);
+    EXPECT_EQ(v.consumer_layout, ConsumerLayout::kRows);
+    EXPECT_LE(std::abs(v.tile.m - d.tile.m) + std::abs(v.tile.n - d.tile.n), 64) << procedural_name(v);
+  }
+}
+
 TEST(HopperFamily, VortexCounterpartIsAValidWmmaDesignNearTheHopperTile) {
   for (const char* bench : {"pi0-2-linear", "pi0-3-batched-matmul", "pi0-4-linear", "pi0-5-linear", "diffusion_policy-2-conv1d"}) {
     SCOPED_TRACE(bench);
