@@ -444,12 +444,12 @@ std::map<std::string, std::string> bias_pieces(design::BiasLoad load, const char
 }
 
 // Designs whose later axes leave their defaults (split_k > 1, register_split setmaxnreg,
-// wgmma_in_flight 2, schedule persistent, epilogue_store tma_swizzled) take the general kernel below; the others keep
+// wgmma_in_flight 2, schedule persistent, epilogue_store tma_swizzled, consumer_layout columns) take the general kernel below; the others keep
 // kGemmGrid's text (their profiled sources regenerate byte for byte).
 bool later_axes(const DesignPoint& d) {
   return d.split_k != 1 || d.register_split != design::RegisterSplit::kNone || d.wgmma_in_flight != 1 ||
          d.schedule != design::Schedule::kGrid || d.tf32_round != design::Tf32Round::kWorkspace ||
-         d.epilogue_store == design::EpilogueStore::kTmaSwizzled;
+         d.epilogue_store == design::EpilogueStore::kTmaSwizzled || design::hopper_columns(d);
 }
 
 // The bulk-store epilogue (epilogue_store tma or tma_swizzled), to the end of the kernel: the
@@ -463,25 +463,32 @@ bool later_axes(const DesignPoint& d) {
 //   box. Persistent: the wait for the previous tile's copies comes just before the buffer is
 //   rewritten, so the copies overlap the next tile's mainloop, and once more before the exit.
 // The tma text is the one its designs were profiled with, byte for byte.
-std::string staged_epilogue(bool persistent, bool swizzled, design::BiasLoad load, bool has_bias) {
+// - consumer_layout columns: the same per consumer on its 64 x kCN part (columns n0 + kCN c ..),
+//   staged at c * 64 * kCN, stored at (n0 + kCN c, m0); its bias columns are kCN c + col.
+std::string staged_epilogue(bool persistent, bool swizzled, design::BiasLoad load, bool has_bias, bool columns) {
   const bool bias_tma = load == design::BiasLoad::kTma;
+  // The consumer's part: its width (kBN, or kCN for columns) and where its rows and columns start.
+  const std::string width = columns ? "kCN" : "kBN";
+  const std::string part = "c * 64 * " + width;
+  const std::string row0 = columns ? "m0" : "m0 + c * 64";
+  const std::string col0 = columns ? "n0 + c * kCN" : "n0";
+  const std::string tcol = columns ? "c * kCN + col" : "col";  // the column within the block tile
   std::ostringstream s;
   if (persistent && swizzled) {
     s << "      // the previous tile's bulk copies have read this buffer before it is written again\n"
          "      if (t == 0) asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");\n"
          "      asm volatile(\"bar.sync %0, 128;\" ::\"r\"(2 + c) : \"memory\");\n"
-         "      elem_t* tile = s.epi + c * 64 * kBN;\n";
+         "      elem_t* tile = s.epi + " << part << ";\n";
   } else if (persistent) {
     s << "      // the previous tile's bulk store has read this buffer (thread 0 waited) before it is written again\n"
          "      asm volatile(\"bar.sync %0, 128;\" ::\"r\"(2 + c) : \"memory\");\n"
-         "      elem_t* tile = s.epi + c * 64 * kBN;\n";
+         "      elem_t* tile = s.epi + " << part << ";\n";
   } else {
     s << "      // every consumer is past the mainloop before the ring is reused (named barrier 1, consumers only)\n"
          "      asm volatile(\"bar.sync 1, %0;\" ::\"n\"(128 * kConsumers) : \"memory\");\n"
-         "      elem_t* tile = reinterpret_cast<elem_t*>(&s.a[0][0]) + c * 64 * kBN;\n";
+         "      elem_t* tile = reinterpret_cast<elem_t*>(&s.a[0][0]) + " << part << ";\n";
   }
-  s << R"cu(#pragma unroll
-      for (int j = 0; j < kBN / 8; ++j) {
+  s << "#pragma unroll\n      for (int j = 0; j < " << width << " / 8; ++j) {" << R"cu(
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int row = warp * 16 + lane / 4 + 8 * h;
@@ -491,18 +498,18 @@ std::string staged_epilogue(bool persistent, bool swizzled, design::BiasLoad loa
             float v = acc[4 * j + 2 * h + e];
 )cu";
   if (bias_tma) {
-    s << "            v += to_float(s.bias[col]);\n";
+    s << "            v += to_float(s.bias[" << tcol << "]);\n";
   } else if (has_bias && load == design::BiasLoad::kPaired) {
-    s << "            v += bias_pair(bias, n0 + col - e, p.N, e);\n";
+    s << "            v += bias_pair(bias, n0 + " << tcol << " - e, p.N, e);\n";
   } else if (has_bias) {
-    s << "            v += n0 + col < p.N ? to_float(bias[n0 + col]) : 0.f;\n";
+    s << "            v += n0 + " << tcol << " < p.N ? to_float(bias[n0 + " << tcol << "]) : 0.f;\n";
   }
   if (swizzled) {
     s << "            const int box = col / kBoxCols, byte = (col % kBoxCols) * static_cast<int>(sizeof(elem_t));\n"
          "            const int chunk = (byte >> 4) ^ (row & 7);\n"
          "            tile[box * 64 * kBoxCols + row * kBoxCols + ((chunk << 4) | (byte & 15)) / static_cast<int>(sizeof(elem_t))] = from_float(v);\n";
   } else {
-    s << "            tile[row * kBN + col] = from_float(v);\n";
+    s << "            tile[row * " << width << " + col] = from_float(v);\n";
   }
   s << R"cu(          }
         }
@@ -512,16 +519,17 @@ std::string staged_epilogue(bool persistent, bool swizzled, design::BiasLoad loa
       if (t == 0) {
 )cu";
   if (swizzled) {
-    s << R"cu(#pragma unroll
-        for (int b = 0; b < kBN / kBoxCols; ++b) {
-          asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];"
-                       ::"l"(&map_out), "r"(smem_addr(tile + b * 64 * kBoxCols)), "r"(n0 + b * kBoxCols), "r"(m0 + c * 64), "r"(z)
+    s << "#pragma unroll\n        for (int b = 0; b < " << width << " / kBoxCols; ++b) {\n"
+      << R"cu(          asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];"
+                       ::"l"(&map_out), "r"(smem_addr(tile + b * 64 * kBoxCols)), "r"()cu"
+      << col0 << " + b * kBoxCols), \"r\"(" << row0 << R"cu(), "r"(z)
                        : "memory");
         }
 )cu";
   } else {
     s << "        asm volatile(\"cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\"\n"
-         "                     ::\"l\"(&map_out), \"r\"(smem_addr(tile)), \"r\"(n0), \"r\"(m0 + c * 64), \"r\"(z) : \"memory\");\n";
+         "                     ::\"l\"(&map_out), \"r\"(smem_addr(tile)), \"r\"(" << col0 << "), \"r\"(" << row0
+      << "), \"r\"(z) : \"memory\");\n";
   }
   s << "        asm volatile(\"cp.async.bulk.commit_group;\" ::: \"memory\");\n";
   if (!(persistent && swizzled)) s << "        asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");\n";
@@ -540,14 +548,18 @@ std::string staged_epilogue(bool persistent, bool swizzled, design::BiasLoad loa
 // in tma_swizzled's 128-byte swizzle); thread 0 copies the box and waits until the copy has read
 // it before the next box is written. The threads issue no global store, so L1 sees no traffic
 // (direct partial stores show L1 hit rates of 50-90 %, cuDNN's kernels 0).
-std::string partials_epilogue(bool swizzled, design::BiasLoad load, bool has_bias) {
+// consumer_layout columns: the consumer's kCN columns (n0 + kCN c ..) in kCN / kBoxCols boxes at
+// rows m0 (validity: kCN a multiple of kBoxCols, a 64-row box per consumer within the A ring).
+std::string partials_epilogue(bool swizzled, design::BiasLoad load, bool has_bias, bool columns) {
   const bool bias_tma = load == design::BiasLoad::kTma;
+  const std::string width = columns ? "kCN" : "kBN";
+  const std::string row0 = columns ? "m0" : "m0 + c * 64";
+  const std::string tcol = columns ? "c * kCN + b * kBoxCols + bc" : "b * kBoxCols + bc";  // the column within the block tile
   std::ostringstream s;
   s << "      // every consumer is past the mainloop before the ring is reused (named barrier 1, consumers only)\n"
        "      asm volatile(\"bar.sync 1, %0;\" ::\"n\"(128 * kConsumers) : \"memory\");\n"
        "      float* box_tile = reinterpret_cast<float*>(&s.a[0][0]) + c * 64 * kBoxCols;\n";
-  s << R"cu(#pragma unroll
-      for (int b = 0; b < kBN / kBoxCols; ++b) {  // unrolled: the accumulators stay in registers
+  s << "#pragma unroll\n      for (int b = 0; b < " << width << " / kBoxCols; ++b) {" << R"cu(  // unrolled: the accumulators stay in registers
 #pragma unroll
         for (int j = 0; j < kBoxCols / 8; ++j) {
 #pragma unroll
@@ -559,11 +571,11 @@ std::string partials_epilogue(bool swizzled, design::BiasLoad load, bool has_bia
               float v = acc[4 * (b * kBoxCols / 8 + j) + 2 * h + e];
 )cu";
   if (bias_tma) {
-    s << "              if (w.slice == 0) v += to_float(s.bias[b * kBoxCols + bc]);  // the bias once, in the first slice's partial\n";
+    s << "              if (w.slice == 0) v += to_float(s.bias[" << tcol << "]);  // the bias once, in the first slice's partial\n";
   } else if (has_bias && load == design::BiasLoad::kPaired) {
-    s << "              if (w.slice == 0) v += bias_pair(bias, n0 + b * kBoxCols + bc - e, p.N, e);  // the bias once, in the first slice's partial\n";
+    s << "              if (w.slice == 0) v += bias_pair(bias, n0 + " << tcol << " - e, p.N, e);  // the bias once, in the first slice's partial\n";
   } else if (has_bias) {
-    s << "              if (w.slice == 0) v += n0 + b * kBoxCols + bc < p.N ? to_float(bias[n0 + b * kBoxCols + bc]) : 0.f;  // the bias once, in the first slice's partial\n";
+    s << "              if (w.slice == 0) v += n0 + " << tcol << " < p.N ? to_float(bias[n0 + " << tcol << "]) : 0.f;  // the bias once, in the first slice's partial\n";
   }
   if (swizzled) {
     s << "              const int chunk = ((bc * 4) >> 4) ^ (row & 7);\n"
@@ -578,7 +590,8 @@ std::string partials_epilogue(bool swizzled, design::BiasLoad load, bool has_bia
         asm volatile("bar.sync %0, 128;" ::"r"(2 + c) : "memory");
         if (t == 0) {
           asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];"
-                       ::"l"(&map_out), "r"(smem_addr(box_tile)), "r"(n0 + b * kBoxCols), "r"(m0 + c * 64), "r"(z * kSplitK + w.slice)
+                       ::"l"(&map_out), "r"(smem_addr(box_tile)), "r"()cu"
+    << (columns ? "n0 + c * kCN + b * kBoxCols" : "n0 + b * kBoxCols") << "), \"r\"(" << row0 << R"cu(), "r"(z * kSplitK + w.slice)
                        : "memory");
           asm volatile("cp.async.bulk.commit_group;" ::: "memory");
           asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
@@ -605,6 +618,11 @@ std::string general_gemm(const DesignPoint& d) {
   const bool setmaxnreg = d.register_split == design::RegisterSplit::kSetMaxNReg;
   const bool round_shared = d.tf32_round == design::Tf32Round::kShared;
   const bool conv = d.op.kind == ops::OpKind::conv1d || d.op.kind == ops::OpKind::conv2d;
+  const bool columns = design::hopper_columns(d);
+  // consumer_layout columns: every consumer multiplies the one 64-row A slice by its kCN rows of
+  // the B tile (B rows c kCN .., 1024 bytes per 8 rows, so each part starts on a swizzle atom)
+  // and owns tile columns c kCN ..; rows: consumer c multiplies A rows 64c .. by the whole B tile.
+  const std::string acc_n = columns ? "kCN" : "kBN";
   std::ostringstream s;
   s << R"cu(// One unit of work: an output tile's M and N offsets, its batch index and its K slice.
 struct Work {
@@ -683,7 +701,8 @@ gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensor
         }
       }
     }
-  } else {  // consumers: warpgroup c computes rows 64c .. 64c + 63 of each tile
+  } else {  // consumers: warpgroup c computes )cu" << (columns ? "columns kCN c .. kCN c + kCN - 1 (all 64 rows)" : "rows 64c .. 64c + 63")
+    << R"cu( of each tile
 )cu";
   if (setmaxnreg) {
     s << "    asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %0;\" ::\"n\"(kConsumerRegs));\n";
@@ -695,9 +714,9 @@ gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensor
       const Work w = kPersistent ? work_at(i, tiles_m, tiles_n) : work_of_block();
       const int m0 = w.m0, n0 = w.n0, z = w.z;
       const int kb = slice_begin(ktiles, w.slice), ke = slice_begin(ktiles, w.slice + 1);
-      float acc[kBN / 2];
+      float acc[)cu" << acc_n << R"cu( / 2];
 #pragma unroll
-      for (int j = 0; j < kBN / 2; ++j) acc[j] = 0.f;
+      for (int j = 0; j < )cu" << acc_n << R"cu( / 2; ++j) acc[j] = 0.f;
       for (int kt = kb; kt < ke; ++kt, ++it) {
         const int st = it % kStages;
         bar_wait(&s.full[st], (it / kStages) & 1);
@@ -722,7 +741,10 @@ gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensor
   s << R"cu(        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
         for (int kk = 0; kk < kBK / kKStep; ++kk) {  // each k-step is 32 bytes of a 128-byte row
-          wgmma_tile(acc, tile_desc(&s.a[st][c * 64 * kBK]) + 2 * kk, tile_desc(&s.b[st][0]) + 2 * kk);
+          wgmma_tile(acc, tile_desc()cu"
+    << (columns ? "&s.a[st][0]) + 2 * kk, tile_desc(&s.b[st][c * kCN * kBK]) + 2 * kk);"
+                : "&s.a[st][c * 64 * kBK]) + 2 * kk, tile_desc(&s.b[st][0]) + 2 * kk);")
+    << R"cu(
         }
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         // kInFlight groups keep running; the group kInFlight k-tiles back has completed, so its stage is free
@@ -738,22 +760,21 @@ gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensor
 )cu";
   if (bias_tma) s << "      bar_wait(&s.bias_full, 0);\n";
   if (design::bulk_stores_partials(d)) {
-    s << partials_epilogue(swizzled, d.bias_load, has_bias);
+    s << partials_epilogue(swizzled, d.bias_load, has_bias, columns);
     return s.str();
   }
   if (store_tma) {
-    s << staged_epilogue(persistent, swizzled, d.bias_load, has_bias);
+    s << staged_epilogue(persistent, swizzled, d.bias_load, has_bias, columns);
     return s.str();
   }
   // Direct epilogue: accumulator (warp w, lane l): acc[4j + 2h + e] -> row 16w + l/4 + 8h, col 8j + 2(l%4) + e.
-  s << R"cu(#pragma unroll
-      for (int j = 0; j < kBN / 8; ++j) {
+  s << "#pragma unroll\n      for (int j = 0; j < " << acc_n << R"cu( / 8; ++j) {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const long long row = m0 + c * 64 + warp * 16 + lane / 4 + 8 * h;
+          const long long row = m0 + )cu" << (columns ? "" : "c * 64 + ") << R"cu(warp * 16 + lane / 4 + 8 * h;
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
-            const long long col = n0 + 8 * j + 2 * (lane % 4) + e;
+            const long long col = n0 + )cu" << (columns ? "c * kCN + " : "") << R"cu(8 * j + 2 * (lane % 4) + e;
             if (row >= p.M || col >= p.N) continue;
             float v = acc[4 * j + 2 * h + e];
 )cu";
@@ -803,9 +824,10 @@ std::map<std::string, std::string> later_pieces(const DesignPoint& d) {
       d.schedule == design::Schedule::kPersistent && design::is_bulk_store(d.epilogue_store);
   std::map<std::string, std::string> p;
   p["params_partials"] = "  float* partials;  // split_k > 1: fp32 partial sums [batch][kSplitK][M][N] in the workspace\n";
+  const std::string epi_elems = design::hopper_columns(d) ? "kConsumers * 64 * kCN" : "kConsumers * 64 * kBN";
   p["ring_epilogue"] = !own_epilogue_tile ? ""
-                       : swizzled       ? "  alignas(1024) elem_t epi[kConsumers * 64 * kBN];  // the bulk-store tile, swizzled boxes (the ring refills meanwhile)\n"
-                                        : "  alignas(128) elem_t epi[kConsumers * 64 * kBN];  // the bulk-store tile (the ring refills meanwhile)\n";
+                       : swizzled       ? "  alignas(1024) elem_t epi[" + epi_elems + "];  // the bulk-store tile, swizzled boxes (the ring refills meanwhile)\n"
+                                        : "  alignas(128) elem_t epi[" + epi_elems + "];  // the bulk-store tile (the ring refills meanwhile)\n";
   p["reduce_kernel"] =
       split ? "\n// split_k: the slices' fp32 partial sums added in slice order (slice 0 holds the bias) and rounded once.\n"
               "__global__ void reduce_split_k(const Params p, elem_t* __restrict__ out) {\n"
@@ -911,6 +933,9 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
                         : "")
       << ", register_split " << design::to_string(d.register_split) << ", wgmma_in_flight " << d.wgmma_in_flight
       << ", schedule " << design::to_string(d.schedule) << (tf32 ? ", tf32_round " + design::to_string(d.tf32_round) : "")
+      << (design::hopper_columns(d) ? ", consumer_layout columns (one 64-row A slice, each consumer " +
+                                          std::to_string(design::hopper_consumer_n(d)) + " columns)"
+                                    : "")
       << ".\n";
   }
   s << "#include <cuda.h>\n#include <cudaTypedefs.h>\n#include <cuda_runtime.h>\n";
@@ -934,6 +959,10 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
       << ";  // K slices; wgmma groups a consumer leaves running\n";
     s << "constexpr bool kPersistent = " << (d.schedule == design::Schedule::kPersistent ? "true" : "false")
       << ";  // one block per SM walks the tiles\n";
+    if (design::hopper_columns(d)) {
+      s << "constexpr int kCN = " << design::hopper_consumer_n(d)
+        << ";  // consumer_layout columns: each consumer's wgmma N, its columns of the tile (kBN = kConsumers x kCN)\n";
+    }
     if (d.epilogue_store == design::EpilogueStore::kTmaSwizzled) {
       s << "constexpr int kBoxCols = 128 / static_cast<int>(sizeof(elem_t));  // columns of one 128-byte swizzled output box\n";
     } else if (design::bulk_stores_partials(d)) {
@@ -960,18 +989,21 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
   } else {
     s << "__device__ __forceinline__ elem_t operand(elem_t v) { return v; }\n\n";
   }
-  s << wgmma_function(d.tile.n, dtype == ops::DType::bf16 ? "bf16" : dtype == ops::DType::f16 ? "f16" : "tf32",
+  s << wgmma_function(design::hopper_consumer_n(d), dtype == ops::DType::bf16 ? "bf16" : dtype == ops::DType::f16 ? "f16" : "tf32",
                       design::fragment_shape(d.fragment).k);
   const char* pair_type = dtype == ops::DType::bf16 ? "__nv_bfloat162" : dtype == ops::DType::f16 ? "__half2" : "float2";
   std::map<std::string, std::string> pieces = bias_pieces(d.bias_load, pair_type);
   for (auto& [name, text] : later_pieces(d)) pieces[name] = text;
   // The output map: one box per warpgroup tile, or 128-byte swizzled boxes (tma_swizzled).
   const bool swizzled = d.epilogue_store == design::EpilogueStore::kTmaSwizzled;
-  pieces["out_box_doc"] = swizzled ? "128-byte boxes (kBoxCols columns) with the copy engine's 128-byte swizzle"
-                                   : "kBN boxes without swizzle";
+  pieces["out_box_doc"] = swizzled                     ? "128-byte boxes (kBoxCols columns) with the copy engine's 128-byte swizzle"
+                          : design::hopper_columns(d) ? "kCN boxes without swizzle (one per consumer's columns)"
+                                                      : "kBN boxes without swizzle";
   // split_k > 1 with a bulk store: the map covers the fp32 partial sums [batch x kSplitK][M][N].
   const bool partials_map = design::bulk_stores_partials(d);
-  pieces["out_box_cols"] = swizzled || partials_map ? "static_cast<cuuint32_t>(kBoxCols)" : "static_cast<cuuint32_t>(kBN)";
+  pieces["out_box_cols"] = swizzled || partials_map       ? "static_cast<cuuint32_t>(kBoxCols)"
+                           : design::hopper_columns(d) ? "static_cast<cuuint32_t>(kCN)"
+                                                       : "static_cast<cuuint32_t>(kBN)";
   pieces["out_swizzle"] = swizzled ? "CU_TENSOR_MAP_SWIZZLE_128B" : "CU_TENSOR_MAP_SWIZZLE_NONE";
   pieces["out_planes"] = partials_map ? "p.batch * kSplitK" : "p.batch";
   pieces["out_map_base"] = partials_map ? "p.partials" : "buffers->out";

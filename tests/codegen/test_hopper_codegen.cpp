@@ -88,6 +88,40 @@ std::vector<DesignPoint> later_designs() {
   };
 }
 
+// consumer_layout columns (one 64-row A slice, the consumers side by side in n) with each
+// epilogue, bias load, split-K path, schedule, cluster and tf32 rounding; pi0-4's, pi0-5's and
+// diffusion_policy-2's candidates among them.
+std::vector<DesignPoint> columns_designs() {
+  const auto s = seeds();
+  const DesignPoint lin_tf32 = hopper(ops::make_linear("lin.tf32.bias", PrecisionPath::tf32, 77, 96, 72, true), 384);
+  return {
+      // pi0-4's: a 64 x 64 tile, 32 columns per consumer, the tile by one bulk copy per consumer
+      with(s[0], {"consumer_layout=columns", "tile=64x64x64"}),
+      // pi0-5's: bias pairs past L1, a cluster along M
+      with(s[0], {"consumer_layout=columns", "tile=64x64x64", "bias_load=paired", "cluster=2x1"}),
+      with(s[0], {"consumer_layout=columns", "tile=64x128x64", "epilogue_store=tma_swizzled", "bias_load=paired"}),
+      with(s[0], {"consumer_layout=columns", "tile=64x64x64", "epilogue_store=direct", "bias_load=global", "split_k=2"}),
+      with(s[0], {"consumer_layout=columns", "tile=64x256x64", "schedule=persistent", "register_split=setmaxnreg",
+                  "bias_load=global", "epilogue_store=tma_swizzled", "wgmma_in_flight=2", "pipeline_stages=3"}),
+      with(s[0], {"consumer_layout=columns", "tile=64x64x64", "schedule=persistent", "bias_load=global"}),
+      with(s[0], {"consumer_layout=columns", "tile=64x48x64", "epilogue_store=direct", "bias_load=tma", "cluster=1x2"}),
+      // diffusion_policy-2's: tf32 split-K partials by bulk copy (32 fp32 columns = one 128-byte
+      // box per consumer), the stage rounded in shared memory, the bias by bulk copy
+      with(s[2], {"consumer_layout=columns", "tile=64x64x32", "split_k=2", "epilogue_store=tma_swizzled", "tf32_round=shared"}),
+      with(s[2], {"consumer_layout=columns", "tile=64x64x32", "split_k=3", "epilogue_store=tma", "bias_load=paired"}),
+      with(s[2], {"consumer_layout=columns", "tile=64x48x32"}),
+      with(s[2], {"consumer_layout=columns", "tile=64x256x32", "split_k=2", "epilogue_store=tma_swizzled", "bias_load=global",
+                  "register_split=setmaxnreg"}),
+      // three consumers (512 threads): 32 columns each
+      with(s[3], {"consumer_layout=columns", "tile=64x96x64"}),
+      // one consumer (256 threads): the layouts compute the same tile
+      with(s[1], {"consumer_layout=columns"}),
+      with(lin_tf32, {"consumer_layout=columns", "tile=64x64x32", "tf32_round=shared", "epilogue_store=tma"}),
+      with(lin_tf32, {"consumer_layout=columns", "tile=64x128x32", "epilogue_store=tma_swizzled", "schedule=persistent",
+                      "bias_load=global", "wgmma_in_flight=2"}),
+  };
+}
+
 // Every seed and its single-axis neighbours (stages, tile n, raster, epilogue, clusters, and the
 // later axes one at a time), then the later axes together.
 std::vector<DesignPoint> sample() {
@@ -99,6 +133,8 @@ std::vector<DesignPoint> sample() {
       if (names.insert(design::procedural_name(n.design)).second) out.push_back(n.design);
   }
   for (const auto& d : later_designs())
+    if (names.insert(design::procedural_name(d)).second) out.push_back(d);
+  for (const auto& d : columns_designs())
     if (names.insert(design::procedural_name(d)).second) out.push_back(d);
   return out;
 }
@@ -119,13 +155,23 @@ TEST(HopperSample, CoversEveryValueOfTheFamilysAxes) {
     seen.insert(d.split_k > 1 ? "split_k>1" : "split_k=1");
     if (d.split_k > 1) seen.insert("split_k>1 " + ops::to_string(d.op.kind));
     if (d.tf32_round == design::Tf32Round::kShared) seen.insert("tf32_round=shared " + ops::to_string(d.op.kind));
+    seen.insert("consumer_layout=" + design::to_string(d.consumer_layout));
+    if (design::hopper_columns(d)) {
+      seen.insert("columns epilogue=" + design::to_string(d.epilogue_store));
+      seen.insert("columns schedule=" + design::to_string(d.schedule));
+      if (d.op.has_bias()) seen.insert("columns bias=" + design::to_string(d.bias_load));
+      if (design::bulk_stores_partials(d)) seen.insert("columns bulk partials");
+    }
   }
   for (const char* v : {"stages=3", "stages=5", "raster=m_major", "raster=n_major", "epilogue=tma", "epilogue=direct",
                         "epilogue=tma_swizzled", "cluster=2x1", "cluster=1x2", "precision=bf16", "precision=fp16", "precision=tf32", "op=linear",
                         "op=matmul", "op=conv1d", "op=conv2d", "bias=tma", "bias=global", "register_split=setmaxnreg",
                         "register_split=none", "in_flight=1", "in_flight=2", "schedule=grid", "schedule=persistent",
                         "split_k=1", "split_k>1", "split_k>1 linear", "split_k>1 conv1d", "tf32_round=shared conv1d",
-                        "tf32_round=shared linear"})
+                        "tf32_round=shared linear", "consumer_layout=rows", "consumer_layout=columns", "columns epilogue=direct",
+                        "columns epilogue=tma", "columns epilogue=tma_swizzled", "columns schedule=grid",
+                        "columns schedule=persistent", "columns bias=tma", "columns bias=global", "columns bias=paired",
+                        "columns bulk partials"})
     EXPECT_TRUE(seen.count(v)) << v;
 }
 
@@ -258,6 +304,58 @@ TEST(HopperEmit, SwizzledEpilogueStagesBoxesTheCopyEngineUnswizzles) {
   EXPECT_NE(plain.find("const cuuint32_t box[3] = {static_cast<cuuint32_t>(kBN), 64, 1};"), std::string::npos);
   EXPECT_EQ(plain.find("SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE"), std::string::npos);
   EXPECT_EQ(plain.find("kBoxCols"), std::string::npos);
+}
+
+TEST(HopperEmit, ConsumerLayoutColumnsSharesTheASliceAndSplitsN) {
+  const auto cols = columns_designs();
+  for (const DesignPoint& d : cols) {
+    SCOPED_TRACE(design::procedural_name(d));
+    ASSERT_TRUE(design::hopper_columns(d));
+    const int cn = design::hopper_consumer_n(d);
+    const std::string t = emit_cuda(d);
+    // the wgmma of the consumer's N', on the one A slice and the consumer's B rows
+    EXPECT_NE(t.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(cn) + "k"), std::string::npos);
+    if (cn != d.tile.n) {
+      EXPECT_EQ(t.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(d.tile.n) + "k"), std::string::npos);
+    }
+    EXPECT_NE(t.find("constexpr int kCN = " + std::to_string(cn) + ";"), std::string::npos);
+    EXPECT_NE(t.find("kBM = 64,"), std::string::npos);
+    EXPECT_NE(t.find("wgmma_tile(acc, tile_desc(&s.a[st][0]) + 2 * kk, tile_desc(&s.b[st][c * kCN * kBK]) + 2 * kk);"),
+              std::string::npos);
+    EXPECT_EQ(t.find("c * 64 * kBK"), std::string::npos);
+    EXPECT_NE(t.find("float acc[kCN / 2];"), std::string::npos);
+    EXPECT_EQ(t.find("kBN / 2"), std::string::npos);
+    EXPECT_EQ(t.find("m0 + c * 64"), std::string::npos);  // no consumer owns rows
+    EXPECT_NE(t.find("consumer_layout columns"), std::string::npos);
+    EXPECT_EQ(t.find("@@"), std::string::npos);
+  }
+  // the epilogues: direct stores at columns n0 + c kCN; each consumer's part staged at c 64 kCN
+  // and stored at (n0 + c kCN, m0) in kCN-wide (or 128-byte swizzled) boxes; partials per box
+  const std::string staged = emit_cuda(cols[0]);
+  EXPECT_NE(staged.find("elem_t* tile = reinterpret_cast<elem_t*>(&s.a[0][0]) + c * 64 * kCN;"), std::string::npos);
+  EXPECT_NE(staged.find("tile[row * kCN + col] = from_float(v);"), std::string::npos);
+  EXPECT_NE(staged.find("v += to_float(s.bias[c * kCN + col]);"), std::string::npos);
+  EXPECT_NE(staged.find("\"r\"(smem_addr(tile)), \"r\"(n0 + c * kCN), \"r\"(m0), \"r\"(z)"), std::string::npos);
+  EXPECT_NE(staged.find("const cuuint32_t box[3] = {static_cast<cuuint32_t>(kCN), 64, 1};"), std::string::npos);
+  const std::string paired = emit_cuda(cols[1]);
+  EXPECT_NE(paired.find("v += bias_pair(bias, n0 + c * kCN + col - e, p.N, e);"), std::string::npos);
+  const std::string swz = emit_cuda(cols[2]);
+  EXPECT_NE(swz.find("for (int b = 0; b < kCN / kBoxCols; ++b)"), std::string::npos);
+  EXPECT_NE(swz.find("\"r\"(n0 + c * kCN + b * kBoxCols), \"r\"(m0), \"r\"(z)"), std::string::npos);
+  const std::string direct = emit_cuda(cols[3]);
+  EXPECT_NE(direct.find("const long long row = m0 + warp * 16 + lane / 4 + 8 * h;"), std::string::npos);
+  EXPECT_NE(direct.find("const long long col = n0 + c * kCN + 8 * j + 2 * (lane % 4) + e;"), std::string::npos);
+  EXPECT_NE(direct.find("for (int j = 0; j < kCN / 8; ++j)"), std::string::npos);
+  const std::string persistent = emit_cuda(cols[4]);
+  EXPECT_NE(persistent.find("alignas(1024) elem_t epi[kConsumers * 64 * kCN];"), std::string::npos);
+  EXPECT_NE(persistent.find("elem_t* tile = s.epi + c * 64 * kCN;"), std::string::npos);
+  const std::string partials = emit_cuda(cols[7]);
+  EXPECT_NE(partials.find("for (int b = 0; b < kCN / kBoxCols; ++b)"), std::string::npos);
+  EXPECT_NE(partials.find("if (w.slice == 0) v += to_float(s.bias[c * kCN + b * kBoxCols + bc]);"), std::string::npos);
+  EXPECT_NE(partials.find("\"r\"(n0 + c * kCN + b * kBoxCols), \"r\"(m0), \"r\"(z * kSplitK + w.slice)"), std::string::npos);
+  EXPECT_NE(partials.find("reinterpret_cast<float4*>(s.b[st])[e] = v;"), std::string::npos);  // tf32_round shared
+  // rows designs keep their text: no kCN anywhere
+  for (const auto& d : later_designs()) EXPECT_EQ(emit_cuda(d).find("kCN"), std::string::npos);
 }
 
 TEST(HopperEmit, SplitKPartialsLeaveByBulkCopyOneBoxAtATime) {
@@ -410,7 +508,7 @@ TEST(HopperCuda, LaterAxesKeepAccumulatorsInRegisters) {
   std::vector<DesignPoint> designs;
   for (const auto& d : sample()) {
     if (d.split_k != 1 || d.register_split != design::RegisterSplit::kNone || d.wgmma_in_flight != 1 ||
-        d.schedule != design::Schedule::kGrid)
+        d.schedule != design::Schedule::kGrid || design::hopper_columns(d))
       designs.push_back(d);
   }
   ASSERT_GE(designs.size(), 10u);
@@ -426,6 +524,9 @@ TEST(HopperVortex, CounterpartsPassOnTheEmbeddedSimulator) {
   std::vector<DesignPoint> designs = seeds();
   // split_k carries over to the counterpart (the GEMM family's two passes on Vortex).
   designs.push_back(later_designs()[3]);
+  // consumer_layout columns: the counterpart of a 64 x n tile (two and three consumers).
+  designs.push_back(columns_designs()[0]);
+  designs.push_back(columns_designs()[11]);
   sim_runner::run_all(designs, "hopper-vortex");
 }
 
