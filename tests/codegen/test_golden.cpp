@@ -23,6 +23,7 @@
 
 #include "codegen/emit.h"
 #include "design_samples.h"
+#include "design/hopper_family.h"
 #include "design/seed.h"
 #include "design/transform_family.h"
 #include "design/validity.h"
@@ -231,6 +232,30 @@ std::vector<Sample> golden_sample() {
       buffered.shared_pad = design::SharedPad::kWords4;
       add(buffered);
     }
+    // consumer_layout columns on the Hopper seeds (added after the axis: after the draws, so the
+    // designs above stay): the consumers side by side over one 64-row slice, with the seed's
+    // epilogue, with direct stores, and split-K + persistent + setmaxnreg where they apply.
+    if (design::is_hopper(base.seed) && design::hopper_consumers(base.seed) >= 2) {
+      DesignPoint c = base.seed;
+      c.consumer_layout = design::ConsumerLayout::kColumns;
+      c.tile.m = 64;
+      add(c);
+      DesignPoint direct = c;
+      direct.epilogue_store = design::EpilogueStore::kDirect;
+      add(direct);
+      DesignPoint later = c;
+      later.tile.n = 128;
+      later.schedule = design::Schedule::kPersistent;
+      later.register_split = design::RegisterSplit::kSetMaxNReg;
+      later.bias_load = design::BiasLoad::kGlobal;
+      later.cluster = {};
+      later.split_k = 1;
+      add(later);
+      DesignPoint split = direct;
+      split.split_k = 2;
+      split.wgmma_in_flight = 2;
+      add(split);
+    }
   }
   return out;
 }
@@ -265,6 +290,7 @@ TEST(Golden, SampleCoversEveryEnumAxisValue) {
   EXPECT_EQ(seen["split_k"].size(), 2u);
   EXPECT_EQ(seen["fragment_load"].size(), design::all_values<design::FragmentLoad>().size());
   EXPECT_EQ(seen["shared_pad"].size(), design::all_values<design::SharedPad>().size());
+  EXPECT_EQ(seen["consumer_layout"].size(), design::all_values<design::ConsumerLayout>().size());
 }
 
 TEST(Golden, SampleHoldsLayoutTransformsOfEveryValueOfTheirAxes) {
