@@ -461,6 +461,32 @@ TEST(HopperEmit, LockedSuiteSourcesRegenerateByteForByte) {
   EXPECT_GE(checked, 3);
 }
 
+// The consumer_layout columns candidates of the three benches whose vendor kernels run a 64-row
+// (or 48-row) tile at 384 threads, as the lead sets them for the H200: each valid, each wgmma N'.
+std::vector<std::pair<DesignPoint, int>> bench_columns_candidates() {
+  const auto lock = [](const char* bench) {
+    return design::read_design((std::filesystem::path("../suite/vx-robotics/h200") / bench / "design.json").string());
+  };
+  return {
+      {with(lock("pi0-4-linear"), {"consumer_layout=columns", "tile=64x64x64"}), 32},
+      {with(lock("pi0-4-linear"), {"consumer_layout=columns", "tile=64x128x64"}), 64},
+      {with(lock("pi0-5-linear"), {"consumer_layout=columns", "tile=64x64x64"}), 32},
+      {with(lock("pi0-5-linear"), {"consumer_layout=columns", "tile=64x32x64"}), 16},
+      {with(lock("diffusion_policy-2-conv1d"), {"consumer_layout=columns", "tile=64x64x32"}), 32},
+      {with(lock("diffusion_policy-2-conv1d"), {"consumer_layout=columns", "tile=64x256x32"}), 128},
+  };
+}
+
+TEST(HopperEmit, BenchColumnsCandidatesAreValidWithTheirWgmmaN) {
+  for (const auto& [d, cn] : bench_columns_candidates()) {
+    SCOPED_TRACE(design::procedural_name(d));
+    EXPECT_EQ(design::hopper_consumer_n(d), cn);
+    const std::string t = emit_cuda(d);
+    EXPECT_NE(t.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(cn) + "k"), std::string::npos);
+    EXPECT_NE(t.find("kBM = 64,"), std::string::npos);
+  }
+}
+
 // Compiles `designs` as one translation unit for sm_90a with `extra` nvcc flags; nvcc's output.
 std::string compile_batch(const std::vector<DesignPoint>& designs, const std::string& scratch, std::vector<std::string> extra,
                           int* rc) {
@@ -495,6 +521,15 @@ TEST(HopperCuda, SampleCompilesForSm90a) {
   if (tb::find_nvcc().empty()) GTEST_SKIP() << "nvcc not found (set VXSYNTH_NVCC)";
   int rc = 0;
   const std::string output = compile_batch(sample(), "hopper-cuda", {}, &rc);
+  EXPECT_EQ(rc, 0) << output;
+}
+
+TEST(HopperCuda, BenchColumnsCandidatesCompileForSm90aWithoutSpills) {
+  if (tb::find_nvcc().empty()) GTEST_SKIP() << "nvcc not found (set VXSYNTH_NVCC)";
+  std::vector<DesignPoint> designs;
+  for (const auto& [d, cn] : bench_columns_candidates()) designs.push_back(d);
+  int rc = 0;
+  const std::string output = compile_batch(designs, "hopper-cuda-bench-columns", {"-O3", "-Xptxas", "-warn-spills,-Werror"}, &rc);
   EXPECT_EQ(rc, 0) << output;
 }
 
