@@ -576,9 +576,12 @@ TEST(HopperFamily, LaterAxesRoundTripStepAndLeaveLockedDesignsAlone) {
 }
 
 TEST(HopperFamily, ConsumerLayoutColumnsSplitsTheTileNOverOneSixtyFourRowSlice) {
-  // pi0-4's lock (M = 51: a 128-row tile pads the wgmma 2.5x) with the consumers side by side.
-  const DesignPoint lock = read_design("../suite/vx-robotics/h200/pi0-4-linear/design.json");
-  ASSERT_EQ(lock.consumer_layout, ConsumerLayout::kRows);
+  // pi0-4's design (M = 51: a 128-row tile pads the wgmma 2.5x) in the rows layout of its lock
+  // before session 17, then with the consumers side by side (its lock since).
+  DesignPoint lock = read_design("../suite/vx-robotics/h200/pi0-4-linear/design.json");
+  lock.consumer_layout = ConsumerLayout::kRows;
+  lock.tile = {128, 64, 64};
+  ASSERT_EQ(rule_of(lock), "") << procedural_name(lock);
   EXPECT_FALSE(design_to_json(lock)["axes"].contains("consumer_layout"));  // the default is not written
   EXPECT_EQ(procedural_name(lock).find("_cols"), std::string::npos);
   const DesignPoint cols = apply(lock, {parse_setting("consumer_layout=columns", "--set"), parse_setting("tile=64x64x64", "--set")}, "--set");
