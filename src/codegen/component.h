@@ -56,7 +56,7 @@ class Mainloop {
   virtual std::string tile_words(const Context& c, char operand) const = 0;
   // Comment of stash_<operand> and the statement storing regs[i] into tile[row, col].
   virtual std::string stash_layout() const = 0;
-  virtual std::string stash_store(const Context& c, const std::string& rows) const = 0;
+  virtual std::string stash_store(const Context& c, char operand) const = 0;  // operand 'a' or 'b'
   // The per-k-tile compute function, the accumulator declaration of the GEMM body, and the call.
   virtual std::string compute_function(const Context& c) const = 0;
   virtual std::string accumulators(const Context& c) const = 0;

@@ -23,6 +23,18 @@ std::string layout_words(const ops::OpSpec& op, ops::ConvLayout l) {
 }
 
 // The pieces of one transform kernel, written once for both backends.
+// The header comment's line for the scale axis.
+std::string describe_scale(design::Scale scale) {
+  switch (scale) {
+    case design::Scale::kAlpha: return "alpha: y = alpha * x in fp32, alpha = 1 at run time (one multiply an element)";
+    case design::Scale::kAlphaInRange:
+      return "alpha_in_range: y = alpha * x in fp32, alpha = 1 at run time, multiplied only by the lanes whose element is "
+             "inside the tensor (in the guarded store)";
+    case design::Scale::kNone: break;
+  }
+  return "none: the bits are copied as integers";
+}
+
 class TransformWriter {
  public:
   TransformWriter(const DesignPoint& d, Backend backend)
@@ -66,8 +78,7 @@ class TransformWriter {
                          ? "guarded: every access predicated" + a_.guard_note()
                          : std::string("uniform_branch: full tiles take an unpredicated path (block-uniform branch)"));
     line(axis(design::Axis::kKRange), d_.k_range == design::KRange::kFixed ? "fixed: the sizes are compiled in" : "generic: the sizes are read at run time");
-    line(axis(design::Axis::kScale), d_.scale == design::Scale::kAlphaInRange ? "alpha_in_range: y = alpha * x in fp32, alpha = 1 at run time, multiplied only by the lanes whose element is inside the tensor (in the guarded store)" : d_.scale == design::Scale::kAlpha ? "alpha: y = alpha * x in fp32, alpha = 1 at run time (one multiply an element)"
-                                                     : "none: the bits are copied as integers");
+    line(axis(design::Axis::kScale), describe_scale(d_.scale));
     line("fixed", axis(design::Axis::kPrefetch, " none, ") + axis(design::Axis::kTensorCore, " none, ") +
                       axis(design::Axis::kActivation, " fused, ") + axis(design::Axis::kSplitK, " 1, ") +
                       axis(design::Axis::kWarps, " ") + std::to_string(d_.warps.m) + "x1");

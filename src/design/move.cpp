@@ -450,7 +450,7 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
   enum_steps(Axis::kKRange, d.k_range);
   // The layout-transform family's own axis (validity keeps other families at none).
   if (is_transform(d)) enum_steps(Axis::kScale, d.scale);
-  // The SIMT designs' later axis, last so the earlier neighbours keep their order.
+  // The SIMT designs' later axes, last so the earlier neighbours keep their order.
   if (!tensor && !is_transform(d)) {
     enum_steps(Axis::kFragmentLoad, d.fragment_load);
     if (d.staging != Staging::kNone) enum_steps(Axis::kSharedPad, d.shared_pad);

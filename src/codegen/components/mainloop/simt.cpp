@@ -19,11 +19,16 @@ std::string tile_ld(const Context& c, char operand) {
   return operand == 'a' ? "kBM" : "kBN";
 }
 
+// vector4: the first tile row (column) of the run holding a thread's i-th (j-th) fragment element.
+std::string run_start(char dim) {
+  return dim == 'm' ? "(tm + i / 4 * kThreadsM) * 4" : "(tn + j / 4 * kThreadsN) * 4";
+}
+
 // The tile row (column) of a thread's i-th (j-th) fragment element.
 std::string frag_row(const Context& c, char dim) {
-  const std::string i = dim == 'm' ? "i" : "j", t = dim == 'm' ? "tm" : "tn", threads = dim == 'm' ? "kThreadsM" : "kThreadsN";
-  if (runs_of_four(c)) return "(" + t + " + " + i + " / 4 * " + threads + ") * 4 + " + i + " % 4";
-  return t + " + " + i + " * " + threads;
+  const std::string i = dim == 'm' ? "i" : "j";
+  if (runs_of_four(c)) return run_start(dim) + " + " + i + " % 4";
+  return dim == 'm' ? "tm + i * kThreadsM" : "tn + j * kThreadsN";
 }
 
 class SimtMainloop final : public Mainloop {
@@ -53,8 +58,8 @@ class SimtMainloop final : public Mainloop {
   std::string tile_type() const override { return "float"; }
   std::string tile_words(const Context& c, char operand) const override { return "kBK * " + tile_ld(c, operand); }
   std::string stash_layout() const override { return " ([k][row])"; }
-  std::string stash_store(const Context& c, const std::string& rows) const override {
-    return "tile[col * " + tile_ld(c, rows == "kBM" ? 'a' : 'b') + " + row] = regs[i];\n";
+  std::string stash_store(const Context& c, char operand) const override {
+    return "tile[col * " + tile_ld(c, operand) + " + row] = regs[i];\n";
   }
   std::string compute_function(const Context& c) const override {
     const bool staged_a = c.staged('a'), staged_b = c.staged('b');
@@ -74,14 +79,14 @@ class SimtMainloop final : public Mainloop {
     s << "for (int kk = 0; kk < kBK; ++kk) {\nfloat a_frag[kTM], b_frag[kTN];\n";
     const bool runs = runs_of_four(c);
     if (staged_a && runs) {
-      s << x.unroll() << "for (int i = 0; i < kTM; i += 4)\n" << x.tile_run4("a_frag", "i", "As + kk * " + tile_ld(c, 'a') + " + (tm + i / 4 * kThreadsM) * 4");
+      s << x.unroll() << "for (int i = 0; i < kTM; i += 4)\n" << x.tile_run4("a_frag", "i", "As + kk * " + tile_ld(c, 'a') + " + " + run_start('m'));
     } else {
       s << x.unroll() << "for (int i = 0; i < kTM; ++i) a_frag[i] = ";
       if (staged_a) s << "As[kk * " << tile_ld(c, 'a') << " + " << frag_row(c, 'm') << "];\n";
       else s << "tile_a<kGuard>(p, " << c.source('a') << ", a_base, m0 + " << frag_row(c, 'm') << ", k0 + kk, k_end);\n";
     }
     if (staged_b && runs) {
-      s << x.unroll() << "for (int j = 0; j < kTN; j += 4)\n" << x.tile_run4("b_frag", "j", "Bs + kk * " + tile_ld(c, 'b') + " + (tn + j / 4 * kThreadsN) * 4");
+      s << x.unroll() << "for (int j = 0; j < kTN; j += 4)\n" << x.tile_run4("b_frag", "j", "Bs + kk * " + tile_ld(c, 'b') + " + " + run_start('n'));
     } else {
       s << x.unroll() << "for (int j = 0; j < kTN; ++j) b_frag[j] = ";
       if (staged_b) s << "Bs[kk * " << tile_ld(c, 'b') << " + " << frag_row(c, 'n') << "];\n";

@@ -16,7 +16,7 @@ class TensorTilesMainloop : public Mainloop {
   std::string tile_type() const override { return "smem_t"; }
   std::string tile_words(const Context&, char operand) const override { return operand == 'a' ? "kBM * kLd" : "kBN * kLd"; }
   std::string stash_layout() const override { return " ([row][kLd], fragment layout)"; }
-  std::string stash_store(const Context& c, const std::string&) const override {
+  std::string stash_store(const Context& c, char) const override {
     return "tile[row * kLd + col] = " + stash_value(c) + ";\n";
   }
   std::string compute_call(const Context& c, const std::string&, const std::string& buf) const override {

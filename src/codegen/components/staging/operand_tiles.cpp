@@ -92,7 +92,7 @@ class OperandTiles final : public Staging {
     s << x.device_fn() << " void stash_" << operand << "(" << c.mainloop.tile_type() << "* tile, int t, const float (&regs)["
       << per << "]) {\n";
     s << "for (int i = 0; i < " << per << "; ++i) {\n" << idx.str();
-    s << c.mainloop.stash_store(c, rows);
+    s << c.mainloop.stash_store(c, operand);
     s << "}\n}\n\n";
     return s.str();
   }
