@@ -132,8 +132,10 @@ int run_refine(const RefineOptions& o) {
             << ")" << (o.resume ? ", resuming" : "") << std::endl;
   const auto result = refine::run_refinement(chains, std::move(evaluator), *strategy, lo, &std::cout);
   std::cout << refine::format_table(result);
-  std::cout << "\nevaluations: " << result.evaluated << " made, " << result.reused << " reused from " << o.out
-            << "/evaluations; device " << result.device_seconds << " s, simulator " << result.sim_seconds << " s\n";
+  std::cout << "\nevaluations: " << result.evaluated << " made (" << result.evaluated - result.confirmations
+            << " candidates profiled, " << result.confirmations << " confirmations of screened ones), " << result.reused
+            << " reused from " << o.out << "/evaluations; device " << result.device_seconds << " s, simulator "
+            << result.sim_seconds << " s\n";
   std::cout << "records: " << o.out << "/<chain>/revisions.jsonl\n";
   return kExitOk;
 }

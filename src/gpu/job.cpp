@@ -124,6 +124,7 @@ Json JobResult::to_json() const {
     j["launches"].push_back({{"segment", l.segment}, {"op", l.op}, {"candidate", l.candidate},
                              {"repeat", l.repeat}, {"stream_id", l.stream_id}, {"seed", l.seed}, {"pid", l.pid}});
   }
+  if (!phase_seconds.empty()) j["phase_seconds"] = phase_seconds;
   return j;
 }
 
@@ -160,6 +161,7 @@ JobResult JobResult::from_json(const Json& j, const std::string& file) {
                           get_field<std::uint64_t>(l, "stream_id", file), get_field<std::uint64_t>(l, "seed", file),
                           l.value("pid", std::int64_t{0})});
   }
+  if (j.contains("phase_seconds")) r.phase_seconds = get_field<std::map<std::string, double>>(j, "phase_seconds", file);
   return r;
 }
 

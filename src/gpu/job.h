@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,10 @@ struct JobResult {
   std::vector<CheckRecord> checks;
   std::vector<VendorRecord> vendors;
   std::vector<LaunchRecord> launches;
+  // Seconds the harness spent in each phase of the job (profile mode: "inputs", "vendor",
+  // "warm_up", "runner_launch" (the candidate in the runner, ncu's replay passes included),
+  // "compare"): says where a profiled launch's time goes. Absent in older results.
+  std::map<std::string, double> phase_seconds;
 
   Json to_json() const;
   static JobResult from_json(const Json& j, const std::string& file);

@@ -1,11 +1,14 @@
 #include "ops/equivalence.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "common/error.h"
+#include "ops/parallel.h"
 #include "ops/reference.h"
 
 namespace vxsynth::ops {
@@ -290,6 +293,34 @@ struct Accumulator {
       r.worst_ratio = score;
     }
   }
+
+  // Adds a later chunk's elements (indices all above this one's): the result is the serial
+  // pass's, but for the rounding of the three sums.
+  void merge(const Accumulator& o) {
+    r.count += o.r.count;
+    r.failed += o.r.failed;
+    r.nan_count += o.r.nan_count;
+    r.inf_count += o.r.inf_count;
+    r.unwritten_count += o.r.unwritten_count;
+    r.expected_nonfinite += o.r.expected_nonfinite;
+    r.bit_mismatches += o.r.bit_mismatches;
+    r.finite_pairs += o.r.finite_pairs;
+    r.beyond_tolerance += o.r.beyond_tolerance;
+    r.max_abs_error = std::max(r.max_abs_error, o.r.max_abs_error);
+    r.max_rel_error = std::max(r.max_rel_error, o.r.max_rel_error);
+    if (r.first_unwritten_index < 0) r.first_unwritten_index = o.r.first_unwritten_index;
+    if (o.worst_score > worst_score) {  // strictly: the first of equal scores stays, as in one pass
+      worst_score = o.worst_score;
+      r.worst_index = o.r.worst_index;
+      r.worst_expected = o.r.worst_expected;
+      r.worst_actual = o.r.worst_actual;
+      r.worst_ratio = o.r.worst_ratio;
+    }
+    sum_dy += o.sum_dy;
+    sum_yy += o.sum_yy;
+    sum_dd += o.sum_dd;
+    pairs += o.pairs;
+  }
 };
 
 }  // namespace
@@ -304,13 +335,21 @@ EquivalenceReport compare_outputs(const Tensor& expected, const Tensor& actual, 
     throw InputError(aname, "shape", shape_to_string(actual.shape()) + " but " + ename + " is " +
                                          shape_to_string(expected.shape()));
   }
-  Accumulator acc;
-  acc.r.check = check;
-  acc.r.tolerance = tol;
-  for (std::int64_t i = 0; i < expected.numel(); ++i) {
-    acc.add(i, expected.get(i), expected.bits(i), expected.is_poison(i), actual.get(i), actual.is_poison(i),
-            actual.bits(i));
-  }
+  // Fixed chunks on several threads, merged in index order: the report does not depend on the
+  // thread count (a real output is tens of millions of elements).
+  const std::int64_t n = expected.numel(), chunk = std::int64_t{1} << 18, chunks = std::max<std::int64_t>(1, (n + chunk - 1) / chunk);
+  std::vector<Accumulator> parts(static_cast<std::size_t>(chunks));
+  parallel_for(chunks, n > 2 * chunk ? thread_count() : 1, [&](std::int64_t c) {
+    Accumulator& part = parts[static_cast<std::size_t>(c)];
+    part.r.check = check;
+    part.r.tolerance = tol;
+    for (std::int64_t i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i) {
+      part.add(i, expected.get(i), expected.bits(i), expected.is_poison(i), actual.get(i), actual.is_poison(i),
+               actual.bits(i));
+    }
+  });
+  Accumulator acc = std::move(parts.front());
+  for (std::size_t c = 1; c < parts.size(); ++c) acc.merge(parts[c]);
   if (acc.r.worst_index >= 0) acc.r.worst_coords = unravel_index(expected.shape(), acc.r.worst_index);
   acc.finish();
   return acc.r;

@@ -1,13 +1,16 @@
 #include "ops/inputs.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "common/error.h"
+#include "ops/parallel.h"
 
 namespace vxsynth::ops {
 
 std::uint64_t SplitMix64::next() {
-  state_ += 0x9e3779b97f4a7c15ull;
+  state_ += kGamma;
   std::uint64_t z = state_;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -52,13 +55,23 @@ std::vector<Tensor> generate_inputs(const OpSpec& spec, std::uint64_t seed) {
     // One independent stream per tensor: mixing the index into the seed through a first
     // splitmix step keeps neighbouring seeds and indices uncorrelated.
     SplitMix64 seeder(seed ^ (0xa0761d6478bd642full * (i + 1)));
-    SplitMix64 rng(seeder.next());
+    const std::uint64_t stream = seeder.next();
     const double scale = generated_bound(spec, i);
-    bool any_nonzero = false;
-    for (std::int64_t e = 0; e < t.numel(); ++e) {
-      t.set_from_double(e, scale * rng.uniform_pm1());
-      any_nonzero = any_nonzero || t.get(e) != 0.0f;
-    }
+    // Chunks of one sequential stream (SplitMix64::skip): the values do not depend on the
+    // thread count. A real shape's weights are tens of millions of draws.
+    const std::int64_t n = t.numel(), chunk = std::int64_t{1} << 18, chunks = (n + chunk - 1) / chunk;
+    std::vector<char> nonzero(static_cast<std::size_t>(chunks), 0);
+    parallel_for(chunks, n > 2 * chunk ? thread_count() : 1, [&](std::int64_t c) {
+      SplitMix64 rng(stream);
+      rng.skip(static_cast<std::uint64_t>(c * chunk));
+      bool any = false;
+      for (std::int64_t e = c * chunk; e < std::min(n, (c + 1) * chunk); ++e) {
+        t.set_from_double(e, scale * rng.uniform_pm1());
+        any = any || t.get(e) != 0.0f;
+      }
+      nonzero[static_cast<std::size_t>(c)] = any;
+    });
+    const bool any_nonzero = std::find(nonzero.begin(), nonzero.end(), 1) != nonzero.end();
     if (!any_nonzero && t.numel() > 0) {
       // Practically impossible with 53-bit draws, but the contract says never all zeros.
       t.set_from_double(0, scale * 0.5);

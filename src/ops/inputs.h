@@ -33,6 +33,10 @@ class SplitMix64 {
   std::uint64_t next();
   // Uniform in [-1, 1), 53 random bits.
   double uniform_pm1();
+  // Jumps over n draws at once (the state is a counter), so a tensor's elements can be drawn in
+  // chunks on several threads with the values of one sequential stream.
+  void skip(std::uint64_t n) { state_ += n * kGamma; }
+  static constexpr std::uint64_t kGamma = 0x9e3779b97f4a7c15ull;
 
  private:
   std::uint64_t state_;

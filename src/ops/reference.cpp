@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "ops/gemm_kernel.h"
+#include "ops/parallel.h"
 
 namespace vxsynth::ops {
 
@@ -26,45 +27,6 @@ std::vector<float> rounded_values(const Tensor& t, PrecisionPath path) {
     for (float& x : v) x = round_compute_input(x, path);
   }
   return v;
-}
-
-int thread_count(int requested) {
-  if (requested > 0) return requested;
-  if (const char* env = std::getenv("VXSYNTH_THREADS")) {
-    const int n = std::atoi(env);
-    if (n > 0) return n;
-  }
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : static_cast<int>(hw);
-}
-
-// Runs task(i) for i in [0, n) on `threads` threads (dynamic assignment).
-void parallel_for(std::int64_t n, int threads, const std::function<void(std::int64_t)>& task) {
-  const int t = static_cast<int>(std::min<std::int64_t>(threads, n));
-  if (t <= 1) {
-    for (std::int64_t i = 0; i < n; ++i) task(i);
-    return;
-  }
-  std::atomic<std::int64_t> next{0};
-  std::exception_ptr error;
-  std::atomic<bool> failed{false};
-  auto worker = [&] {
-    for (;;) {
-      const std::int64_t i = next.fetch_add(1);
-      if (i >= n || failed.load()) return;
-      try {
-        task(i);
-      } catch (...) {
-        if (!failed.exchange(true)) error = std::current_exception();
-        return;
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int i = 1; i < t; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
-  if (error) std::rethrow_exception(error);
 }
 
 // Output coordinate helpers for a conv: gemm row m = (image, output position) in row-major order.

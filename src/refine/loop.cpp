@@ -97,6 +97,7 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
     chains.push_back(std::move(c));
   }
   double device = 0, sim = 0;
+  int confirmations = 0;  // confirmation evaluations made now (not candidates of their own)
 
   auto score = [&](const ChainState& s, Pending& p) {
     RevisionRecord& r = p.record;
@@ -274,7 +275,9 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
         whose.push_back(p);
       }
       if (!more.empty()) {
+        const int made_before = evaluator.evaluated();
         const auto extra = evaluator.evaluate(more);
+        confirmations += evaluator.evaluated() - made_before;
         for (std::size_t i = 0; i < extra.size(); ++i) {
           merge_confirmation(whose[i]->evaluation, extra[i]);
           device += extra[i].device_seconds;
@@ -377,6 +380,7 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
   }
   result.evaluated = evaluator.evaluated();
   result.reused = evaluator.reused();
+  result.confirmations = confirmations;
   result.device_seconds = device;
   result.sim_seconds = sim;
   return result;

@@ -49,7 +49,10 @@ struct ChainResult {
 
 struct LoopResult {
   std::vector<ChainResult> chains;
-  int evaluated = 0, reused = 0;  // evaluations made now / answered from OUT/evaluations
+  // Evaluations made now / answered from OUT/evaluations. `evaluated` counts a screened
+  // candidate's confirmation (its further profiles) as an evaluation of its own: the
+  // candidates profiled now are evaluated - confirmations.
+  int evaluated = 0, reused = 0, confirmations = 0;
   double device_seconds = 0, sim_seconds = 0;
 };
 

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "emulate.h"
@@ -314,4 +317,110 @@ TEST(Equivalence, ReferenceAgainstItselfAndPerturbed) {
   const auto r = compare_outputs(y, z, tol);
   EXPECT_EQ(r.failed, 1);
   EXPECT_EQ(r.worst_index, big);
+}
+
+namespace {
+
+// Runs f with $VXSYNTH_THREADS set to n (the chunked host loops read it), restoring it after.
+template <typename F>
+auto with_threads(int n, F f) {
+  const char* old = std::getenv("VXSYNTH_THREADS");
+  const std::string saved = old ? old : "";
+  setenv("VXSYNTH_THREADS", std::to_string(n).c_str(), 1);
+  auto r = f();
+  if (old) setenv("VXSYNTH_THREADS", saved.c_str(), 1);
+  else unsetenv("VXSYNTH_THREADS");
+  return r;
+}
+
+}  // namespace
+
+// The comparison runs in chunks of 2^18 elements on several threads: at an output of three
+// chunks and more, with failures planted across chunk edges, it reports what one pass reports.
+TEST(Equivalence, ChunkedCompareMatchesOnePassOnALargeOutput) {
+  const Shape shape{1001, 733};  // 733 733 elements: 3 chunks, the last one partial
+  Tensor e(DType::f32, shape, "e");
+  SplitMix64 rng(99);
+  for (std::int64_t i = 0; i < e.numel(); ++i) e.set(i, static_cast<float>(rng.uniform_pm1()));
+  Tensor a = e;
+  const Tolerance tol{1e-3, 1e-3};
+  std::vector<std::int64_t> beyond = {5, 262143, 262144, 500000, 733732};
+  for (auto i : beyond) a.set(i, e.get(i) + 0.5f);
+  // Two elements with the same, largest error ratio in different chunks: the first one is the worst.
+  e.set(300000, 0.0f);
+  a.set(300000, 2.0f);
+  e.set(700000, 0.0f);
+  a.set(700000, 2.0f);
+  a.set_bits(600001, poison_bits(DType::f32));
+  a.set_bits(262200, poison_bits(DType::f32));
+  a.set(400000, std::numeric_limits<float>::quiet_NaN());
+
+  std::vector<std::int64_t> all(static_cast<std::size_t>(e.numel()));
+  std::vector<float> values(all.size());
+  for (std::int64_t i = 0; i < e.numel(); ++i) {
+    all[static_cast<std::size_t>(i)] = i;
+    values[static_cast<std::size_t>(i)] = e.get(i);
+  }
+  const EquivalenceReport one_pass = compare_selected(values, a, all, tol);  // a single accumulator
+  for (int threads : {1, 3, 8}) {
+    const EquivalenceReport r = with_threads(threads, [&] { return compare_outputs(e, a, tol); });
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    EXPECT_EQ(r.count, e.numel());
+    EXPECT_EQ(r.count, one_pass.count);
+    EXPECT_EQ(r.failed, one_pass.failed);
+    EXPECT_EQ(r.failed, 5 + 2 + 2 + 1);
+    EXPECT_EQ(r.beyond_tolerance, 7);
+    EXPECT_EQ(r.unwritten_count, 2);
+    EXPECT_EQ(r.nan_count, 1);
+    EXPECT_EQ(r.first_unwritten_index, 262200);
+    EXPECT_EQ(r.finite_pairs, one_pass.finite_pairs);
+    EXPECT_EQ(r.max_abs_error, one_pass.max_abs_error);
+    EXPECT_EQ(r.max_rel_error, one_pass.max_rel_error);
+    // Unwritten elements rank above finite errors: the first unwritten one is the worst.
+    EXPECT_EQ(r.worst_index, one_pass.worst_index);
+    EXPECT_EQ(r.worst_index, 262200);
+    EXPECT_EQ(r.bias_checked, one_pass.bias_checked);
+    EXPECT_NEAR(r.bias_slope, one_pass.bias_slope, 1e-12);
+  }
+  // Without the unwritten and NaN elements the worst is the first of the two equal ratios.
+  a.set(600001, e.get(600001));
+  a.set(262200, e.get(262200));
+  a.set(400000, e.get(400000));
+  const EquivalenceReport r = with_threads(8, [&] { return compare_outputs(e, a, tol); });
+  EXPECT_EQ(r.worst_index, 300000);
+  EXPECT_EQ(r.failed, 7);
+}
+
+// Inputs are drawn in chunks on several threads from one counter stream: the values are those
+// of one sequential stream, whatever the thread count.
+TEST(Inputs, ChunkedDrawsAreOneSequentialStream) {
+  SplitMix64 sequential(1234), jumped(1234);
+  for (int i = 0; i < 1000; ++i) sequential.next();
+  jumped.skip(1000);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(sequential.next(), jumped.next());
+
+  // A weight of 700 x 900 = 630 000 draws: three chunks.
+  const OpSpec s = make_linear("big", PrecisionPath::bf16, 37, 700, 900, true);
+  const auto one = with_threads(1, [&] { return generate_inputs(s, 21); });
+  const auto many = with_threads(7, [&] { return generate_inputs(s, 21); });
+  ASSERT_EQ(one.size(), many.size());
+  for (std::size_t t = 0; t < one.size(); ++t) {
+    ASSERT_EQ(one[t].numel(), many[t].numel());
+    std::int64_t differ = 0;
+    for (std::int64_t i = 0; i < one[t].numel(); ++i) differ += one[t].bits(i) != many[t].bits(i);
+    EXPECT_EQ(differ, 0) << one[t].name();
+  }
+  // The draw of element i of the weight is the stream's (i+1)-th: the ratio of two elements'
+  // values is the ratio of their draws (one scale for the whole tensor), across chunk edges.
+  const Tensor& w = one[1];
+  SplitMix64 seeder(21ull ^ (0xa0761d6478bd642full * 2));
+  SplitMix64 stream(seeder.next());
+  std::vector<double> draws;
+  for (std::int64_t i = 0; i < w.numel(); ++i) draws.push_back(stream.uniform_pm1());
+  std::size_t big = 0;  // the largest draw gives the scale to within the element's rounding
+  for (std::size_t i = 0; i < draws.size(); ++i) big = std::fabs(draws[i]) > std::fabs(draws[big]) ? i : big;
+  const double scale = w.get(static_cast<std::int64_t>(big)) / draws[big];
+  for (std::int64_t i : {std::int64_t{1}, std::int64_t{262143}, std::int64_t{262144}, std::int64_t{524288}, w.numel() - 1}) {
+    EXPECT_NEAR(w.get(i), scale * draws[static_cast<std::size_t>(i)], 1e-2 * std::fabs(scale)) << i;
+  }
 }

@@ -480,6 +480,10 @@ TEST(ScreenedRetention, ConfirmsOnlyStartsAndNearFallsAndDecidesRetentionOnTheMe
   // Each pass asked for what it needed: 1 to screen, 2 to confirm.
   for (int a : seen.asked) EXPECT_TRUE(a == 1 || a == 2) << a;
   EXPECT_EQ(seen.profiles, once + 3 * thrice);
+  // The run's counts keep candidates and confirmations apart: one evaluation per candidate
+  // profiled, one more per confirmed one.
+  EXPECT_EQ(result.confirmations, thrice);
+  EXPECT_EQ(result.evaluated - result.confirmations, once + thrice);
   // The rule is in the records, screening included.
   const Json line = Json::parse(slurp(fs::path(lo.out_dir) / "act-4-linear" / "revisions.jsonl").substr(0, slurp(fs::path(lo.out_dir) / "act-4-linear" / "revisions.jsonl").find('\n')));
   EXPECT_EQ(line["retention"]["rule"], "screened");

@@ -15,6 +15,8 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
+#include <chrono>
+#include <map>
 #include <cmath>
 #include <cstring>
 #include <cstdio>
@@ -74,6 +76,22 @@ std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t a, std::uint64_t b, 
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
+
+// Adds the seconds since the last lap to a named phase of the job (JobResult::phase_seconds).
+class PhaseTimer {
+ public:
+  explicit PhaseTimer(std::map<std::string, double>& phases) : phases_(phases), last_(Clock::now()) {}
+  void lap(const std::string& phase) {
+    const auto now = Clock::now();
+    phases_[phase] += std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::map<std::string, double>& phases_;
+  Clock::time_point last_;
+};
 
 // Inputs of one check on the device, in ops' argument order (x/a/input, weight/b, bias).
 struct DeviceInputs {
@@ -166,7 +184,7 @@ struct Launched {
 Launched run_in_runner(isolation::RunnerClient& runner, int ci, const std::string& name, const OpContext& op,
                        const DeviceInputs& in, const ops::Tensor& expected, const ops::Tolerance& tol,
                        const Json& tol_note, std::uint64_t seed, const std::string& segment,
-                       ops::Tensor* actual_out) {
+                       ops::Tensor* actual_out, PhaseTimer* timer = nullptr) {
   Launched l;
   CheckRecord& check = l.check;
   check.seed = seed;
@@ -192,6 +210,7 @@ Launched run_in_runner(isolation::RunnerClient& runner, int ci, const std::strin
   req.workspace_bytes = *ws;
   req.segment = segment;
   const isolation::RunnerOutcome r = runner.launch(req);
+  if (timer) timer->lap("runner_launch");
   if (!r.ok) {
     check.status = "error";
     check.message = r.failure;
@@ -229,6 +248,7 @@ Launched run_in_runner(isolation::RunnerClient& runner, int ci, const std::strin
          << report.text() << "\n";
   if (!r.violations.empty()) *g_log << check.message << "\n";
   if (actual_out) *actual_out = std::move(actual);
+  if (timer) timer->lap("compare");
   return l;
 }
 
@@ -342,10 +362,15 @@ void run_job(const Job& job, JobResult& result) {
         const JobCandidate& cand = job.candidates[ci];
         const std::uint64_t seed = derive_seed(job.seed, oi, ci, static_cast<std::uint64_t>(rep));
         if (job.mode == JobMode::profile) {
-          // Profile mode: a warm-up launch (zero inputs, not compared), then the profiled launch
-          // on fresh inputs, which is the check. An answer cached from the warm-up is wrong here,
-          // and a candidate that computes differently under the profiler fails its check.
-          Launched w = warm_up(runner, static_cast<int>(ci), cand.name, op);
+          // Profile mode: a warm-up launch (zero inputs, not compared) before the candidate's
+          // first profiled launch, then the profiled launch on fresh inputs, which is the check.
+          // An answer cached from an earlier launch is wrong here, and a candidate that computes
+          // differently under the profiler fails its check. Later repeats need no warm-up: the
+          // candidate's module is loaded and its first launch is behind it.
+          PhaseTimer timer(result.phase_seconds);
+          Launched w;
+          if (rep == 0) w = warm_up(runner, static_cast<int>(ci), cand.name, op);
+          timer.lap("warm_up");
           if (w.stop_candidate) {
             w.check.seed = seed;
             stopped[ci] = true;
@@ -354,10 +379,12 @@ void run_job(const Job& job, JobResult& result) {
             continue;
           }
           const DeviceInputs pin(op.spec, seed);
+          timer.lap("inputs");
           const VendorOutput pvendor = vendor_output(op, pin, ref_out, main_stream, nullptr, result);
+          timer.lap("vendor");
           const std::string segment = segment_name(cand.name, op.job_op.name);
           Launched p = run_in_runner(runner, static_cast<int>(ci), cand.name, op, pin, pvendor.y, tolerance.tol,
-                                     tolerance.note, seed, segment, nullptr);
+                                     tolerance.note, seed, segment, nullptr, &timer);
           if (p.stop_candidate) stopped[ci] = true;
           if (p.check.status == "unsupported") {
             p.check.status = "error";
