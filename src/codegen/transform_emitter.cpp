@@ -79,6 +79,11 @@ class TransformWriter {
                          : std::string("uniform_branch: full tiles take an unpredicated path (block-uniform branch)"));
     line(axis(design::Axis::kKRange), d_.k_range == design::KRange::kFixed ? "fixed: the sizes are compiled in" : "generic: the sizes are read at run time");
     line(axis(design::Axis::kScale), describe_scale(d_.scale));
+    if (d_.read_guard != design::ReadGuard::kPredicated) {
+      line(axis(design::Axis::kReadGuard), "column_branch: the lanes whose column lies outside the tensor branch past the read "
+                                           "phase (" + std::string(a_.tile_memory() == "__shared__" ? "a divergent branch" : "vx_split / vx_join") +
+                                           "); each access checks its row");
+    }
     line("fixed", axis(design::Axis::kPrefetch, " none, ") + axis(design::Axis::kTensorCore, " none, ") +
                       axis(design::Axis::kActivation, " fused, ") + axis(design::Axis::kSplitK, " 1, ") +
                       axis(design::Axis::kWarps, " ") + std::to_string(d_.warps.m) + "x1");
@@ -149,20 +154,42 @@ class TransformWriter {
     const std::string write_map = g_.writes_coalesced ? "const int wc = t % kWriteColGroups, wr = t / kWriteColGroups;\n"
                                                       : "const int wr = t % kWriteRowGroups, wc = t / kWriteRowGroups;\n";
     const std::string ok_decl = "const " + x_.predicate_type() + " ok = ";
-    if (g_.staged) {
+    // A staged tile's write phase (after the barrier that ends its read phase).
+    auto write_phase = [&] {
+      std::ostringstream w;
+      w << "// Writes: output rows (input columns) wr + i * kWriteRowGroups, kRN consecutive input rows each.\n{\n"
+        << write_map << "const idx_t row = row0 + wc * kRN;\n" << x_.unroll() << "for (int i = 0; i < kRM; ++i) {\n"
+        << "const int c = wr + i * kWriteRowGroups;\nconst idx_t col = col0 + c;\nbits_t e[kRN];\n" << x_.unroll()
+        << "for (int j = 0; j < kRN; ++j) e[j] = " << scaled("tile[(wc * kRN + j) * kLd + c]") << ";\n";
+      if (guard) w << ok_decl << ok_expr("row", "col") << ";\n";
+      w << copy("", scale_in_store + "store_vec(y + col * rows + row, e);", true) << "}\n}\n" << a_.after_tile();
+      return w.str();
+    };
+    if (g_.staged && guard && d_.read_guard == design::ReadGuard::kColumnBranch) {
+      // cuDNN's transpose: the lanes past the tensor's columns leave before the loads (a branch,
+      // divergent where the tile overhangs the columns), so the loads run with the lanes inside.
+      s << "// Reads: the thread's first element and tile slot first (every lane); the lanes whose column lies\n"
+           "// outside the tensor branch past the loads, and each access checks its row.\n{\n"
+        << read_map << "const idx_t col = col0 + cg * kRN;\n"
+        << "const int rows_here = (int)(rows - row0 < kTM ? rows - row0 : kTM);  // the tile's rows inside the tensor\n"
+        << "const int cols_i = (int)cols;  // 32-bit strides inside a tile (the host declines cols * kTM >= 2^31)\n"
+        << "const idx_t src = (row0 + rg) * cols + col;\nbits_t* dst = tile + rg * kLd + cg * kRN;\n";
+      std::ostringstream body;
+      body << x_.unroll() << "for (int i = 0; i < kRM; ++i) {\n" << ok_decl
+           << a_.less_than("rg + i * kReadRowGroups", "rows_here") << ";\nbits_t e[kRN];\n"
+           << copy("load_vec(" + a_.load_address("src + i * kReadRowGroups * cols_i") + ", e);\n",
+                   x_.unroll() + "for (int j = 0; j < kRN; ++j) dst[i * kReadRowGroups * kLd + j] = e[j];", false)
+           << "}";
+      s << x_.guarded("col < cols", body.str()) << "}\n__syncthreads();\n";
+      s << write_phase();
+    } else if (g_.staged) {
       s << "// Reads: rows rg + i * kReadRowGroups, columns cg * kRN .. + kRN of the input tile.\n{\n" << read_map
         << "const idx_t col = col0 + cg * kRN;\n" << x_.unroll() << "for (int i = 0; i < kRM; ++i) {\n"
         << "const int r = rg + i * kReadRowGroups;\nconst idx_t row = row0 + r;\nbits_t e[kRN];\n";
       if (guard) s << ok_decl << ok_expr("row", "col") << ";\n";
       s << copy("load_vec(" + load_at("row * cols + col") + ", e);\n",
                 x_.unroll() + "for (int j = 0; j < kRN; ++j) tile[r * kLd + cg * kRN + j] = e[j];", false);
-      s << "}\n}\n__syncthreads();\n";
-      s << "// Writes: output rows (input columns) wr + i * kWriteRowGroups, kRN consecutive input rows each.\n{\n"
-        << write_map << "const idx_t row = row0 + wc * kRN;\n" << x_.unroll() << "for (int i = 0; i < kRM; ++i) {\n"
-        << "const int c = wr + i * kWriteRowGroups;\nconst idx_t col = col0 + c;\nbits_t e[kRN];\n" << x_.unroll()
-        << "for (int j = 0; j < kRN; ++j) e[j] = " << scaled("tile[(wc * kRN + j) * kLd + c]") << ";\n";
-      if (guard) s << ok_decl << ok_expr("row", "col") << ";\n";
-      s << copy("", scale_in_store + "store_vec(y + col * rows + row, e);", true) << "}\n}\n" << a_.after_tile();
+      s << "}\n}\n__syncthreads();\n" << write_phase();
     } else if (g_.reads_coalesced) {
       s << "// Coalesced reads of kRN consecutive input columns; each element stored on its own (strided).\n"
         << read_map << "const idx_t col = col0 + cg * kRN;\n" << x_.unroll() << "for (int i = 0; i < kRM; ++i) {\n"
@@ -239,6 +266,9 @@ std::string cuda_host(const DesignPoint& d, const design::TransformGeometry& g) 
     s << "if (p->batch != kBatch || p->rows != kRows || p->cols != kCols) return false;  // compiled for one shape\n";
   }
   if (g.read_vectors) s << "if (p->cols % kRN != 0) return false;  // vector reads must not straddle a row\n";
+  if (d.read_guard == design::ReadGuard::kColumnBranch) {
+    s << "if (p->cols > 2147483647LL / kTM) return false;  // the read phase's strides are 32-bit\n";
+  }
   if (g.write_vectors) s << "if (p->rows % kRN != 0) return false;  // vector writes must not straddle a row\n";
   s << "return true;\n}\n\n";
   return s.str();

@@ -117,6 +117,12 @@ struct Names<ConsumerLayout> {
       {{ConsumerLayout::kRows, "rows"}, {ConsumerLayout::kColumns, "columns"}}};
 };
 
+template <>
+struct Names<ReadGuard> {
+  static constexpr std::array<std::pair<ReadGuard, const char*>, 2> table{
+      {{ReadGuard::kPredicated, "predicated"}, {ReadGuard::kColumnBranch, "column_branch"}}};
+};
+
 // Values added at run time (add_value), after the built-in table.
 template <typename E>
 std::vector<std::pair<E, std::string>>& added() {
@@ -182,6 +188,7 @@ std::string to_string(Tf32Round v) { return name_of(v); }
 std::string to_string(FragmentLoad v) { return name_of(v); }
 std::string to_string(SharedPad v) { return name_of(v); }
 std::string to_string(ConsumerLayout v) { return name_of(v); }
+std::string to_string(ReadGuard v) { return name_of(v); }
 
 bool parse(const std::string& s, Staging& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ReadOnce& out) { return parse_name(s, out); }
@@ -201,6 +208,7 @@ bool parse(const std::string& s, Tf32Round& out) { return parse_name(s, out); }
 bool parse(const std::string& s, FragmentLoad& out) { return parse_name(s, out); }
 bool parse(const std::string& s, SharedPad& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ConsumerLayout& out) { return parse_name(s, out); }
+bool parse(const std::string& s, ReadGuard& out) { return parse_name(s, out); }
 
 template <typename E>
 const std::vector<E>& all_values() {
@@ -249,6 +257,7 @@ VXSYNTH_DESIGN_INSTANTIATE(Tf32Round)
 VXSYNTH_DESIGN_INSTANTIATE(FragmentLoad)
 VXSYNTH_DESIGN_INSTANTIATE(SharedPad)
 VXSYNTH_DESIGN_INSTANTIATE(ConsumerLayout)
+VXSYNTH_DESIGN_INSTANTIATE(ReadGuard)
 #undef VXSYNTH_DESIGN_INSTANTIATE
 
 FragmentShape fragment_shape(Fragment f) {
@@ -279,7 +288,7 @@ constexpr std::array<const char*, kAxisCount> kAxisNames = {
     "tensor_core",    "activation", "split_k",      "warps",   "boundary",      "k_range",
     "pipeline_stages", "raster",    "epilogue_store", "cluster", "scale", "bias_load",
     "register_split", "wgmma_in_flight", "schedule", "tf32_round", "fragment_load", "shared_pad",
-    "consumer_layout"};
+    "consumer_layout", "read_guard"};
 }  // namespace
 
 std::string to_string(Axis a) { return kAxisNames[index_of(a)]; }
@@ -287,7 +296,7 @@ bool is_hopper_axis(Axis a) {
   return (a >= Axis::kPipelineStages && a <= Axis::kCluster) || (a >= Axis::kBiasLoad && a <= Axis::kTf32Round) ||
          a == Axis::kConsumerLayout;
 }
-bool is_transform_axis(Axis a) { return a == Axis::kScale; }
+bool is_transform_axis(Axis a) { return a == Axis::kScale || a == Axis::kReadGuard; }
 bool is_simt_axis(Axis a) { return a == Axis::kFragmentLoad || a == Axis::kSharedPad; }
 
 bool parse(const std::string& s, Axis& out) {

@@ -151,6 +151,14 @@ enum class SharedPad { kNone, kWords4 };
 //     tile n = consumers x N', each wgmma m64 x N'), as cuBLAS's 64-row nvjet tiles at 384
 //     threads do: a short M (51 rows) no longer pads the wgmma to 128 rows.
 enum class ConsumerLayout { kRows, kColumns };
+// 26. Read guard (layout transforms, staged designs): kPredicated = every lane runs the read
+//     phase, its accesses predicated (nvcc if-converts them: no divergence); kColumnBranch = the
+//     thread's first source element and tile slot first (every lane), then the lanes whose
+//     column lies outside the tensor branch past the loads, and each access checks its row.
+//     Where a tile overhangs the tensor's columns (5 of 32 on diffusion_policy's weights) the
+//     loads run with few lanes active, as in cuDNN's transpose. Vortex: the same region between
+//     vx_split and vx_join.
+enum class ReadGuard { kPredicated, kColumnBranch };
 // The Hopper family also takes split_k (axis 9): K slices over the grid, fp32 partial sums in
 // the workspace, added in slice order by a second pass (docs/design-space.md).
 
@@ -173,6 +181,7 @@ std::string to_string(Tf32Round v);
 std::string to_string(FragmentLoad v);
 std::string to_string(SharedPad v);
 std::string to_string(ConsumerLayout v);
+std::string to_string(ReadGuard v);
 
 // Parsers: false when the name is unknown.
 bool parse(const std::string& s, Staging& out);
@@ -193,6 +202,7 @@ bool parse(const std::string& s, Tf32Round& out);
 bool parse(const std::string& s, FragmentLoad& out);
 bool parse(const std::string& s, SharedPad& out);
 bool parse(const std::string& s, ConsumerLayout& out);
+bool parse(const std::string& s, ReadGuard& out);
 
 // All values of an enum axis, in domain order (neighbours step along this order).
 template <typename E>
@@ -220,7 +230,8 @@ bool staged_b(Staging s);
 // The twelve axes of ARCHITECTURE.md, in its order, then the Hopper family's four, the
 // layout-transform family's one, the Hopper family's later five (each written in design.json
 // only for that family's designs) and the SIMT designs' fragment_load and shared_pad (written
-// only when not at their defaults); to_string gives the design.json key.
+// only when not at their defaults), the Hopper family's consumer_layout and the transform
+// family's read_guard (written only when not predicated); to_string gives the design.json key.
 enum class Axis {
   kSharedStaging,
   kReadOnce,
@@ -247,12 +258,13 @@ enum class Axis {
   kFragmentLoad,   // SIMT designs
   kSharedPad,      // SIMT designs
   kConsumerLayout, // Hopper family
+  kReadGuard,      // layout-transform family
 };
-inline constexpr std::size_t kAxisCount = 25;
+inline constexpr std::size_t kAxisCount = 26;
 // The first kCommonAxisCount axes belong to every design; the rest to one family each.
 inline constexpr std::size_t kCommonAxisCount = 12;
 bool is_hopper_axis(Axis a);     // pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight, schedule, tf32_round, consumer_layout
-bool is_transform_axis(Axis a);  // scale
+bool is_transform_axis(Axis a);  // scale, read_guard
 bool is_simt_axis(Axis a);       // fragment_load, shared_pad
 // A family's own axis: optional in design.json (its default when absent).
 inline bool is_family_axis(Axis a) { return is_hopper_axis(a) || is_transform_axis(a) || is_simt_axis(a); }

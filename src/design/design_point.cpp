@@ -34,7 +34,8 @@ bool same_axes(const DesignPoint& a, const DesignPoint& b) {
          a.scale == b.scale && a.stages == b.stages && a.raster == b.raster && a.epilogue_store == b.epilogue_store &&
          a.cluster == b.cluster && a.bias_load == b.bias_load && a.register_split == b.register_split &&
          a.wgmma_in_flight == b.wgmma_in_flight && a.schedule == b.schedule && a.tf32_round == b.tf32_round &&
-         a.fragment_load == b.fragment_load && a.shared_pad == b.shared_pad && a.consumer_layout == b.consumer_layout;
+         a.fragment_load == b.fragment_load && a.shared_pad == b.shared_pad && a.consumer_layout == b.consumer_layout &&
+         a.read_guard == b.read_guard;
 }
 
 namespace {
@@ -227,6 +228,7 @@ Json design_to_json(const DesignPoint& d) {
   if (d.fragment_load != FragmentLoad::kStrided) put(Axis::kFragmentLoad, to_string(d.fragment_load));
   if (d.shared_pad != SharedPad::kNone) put(Axis::kSharedPad, to_string(d.shared_pad));
   if (d.consumer_layout != ConsumerLayout::kRows) put(Axis::kConsumerLayout, to_string(d.consumer_layout));
+  if (d.read_guard != ReadGuard::kPredicated) put(Axis::kReadGuard, to_string(d.read_guard));
   j["axes"] = a;
   return j;
 }
@@ -332,6 +334,7 @@ DesignPoint design_from_json(const Json& j, const std::string& file) {
   if (present(Axis::kFragmentLoad)) enum_axis(Axis::kFragmentLoad, d.fragment_load);
   if (present(Axis::kSharedPad)) enum_axis(Axis::kSharedPad, d.shared_pad);
   if (present(Axis::kConsumerLayout)) enum_axis(Axis::kConsumerLayout, d.consumer_layout);
+  if (present(Axis::kReadGuard)) enum_axis(Axis::kReadGuard, d.read_guard);
   return d;
 }
 

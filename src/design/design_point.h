@@ -86,6 +86,9 @@ struct DesignPoint {
   Tf32Round tf32_round = Tf32Round::kWorkspace;
   // Hopper family only; written to design.json only when not rows.
   ConsumerLayout consumer_layout = ConsumerLayout::kRows;
+  // Layout-transform family only (staged designs); written to design.json and the name only
+  // when not predicated.
+  ReadGuard read_guard = ReadGuard::kPredicated;
 
   // SIMT designs only (fragment none, outside the Hopper and transform families); written to
   // design.json only when not strided.

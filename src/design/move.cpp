@@ -233,6 +233,7 @@ void apply_step(DesignPoint& d, const Move& m) {
       d.consumer_layout = to;
       return;
     }
+    case Axis::kReadGuard: d.read_guard = parse_enum_value<ReadGuard>(to_value(m), to_string(m.axis)); return;
   }
 }
 
@@ -449,7 +450,11 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
   enum_steps(Axis::kBoundary, d.boundary);
   enum_steps(Axis::kKRange, d.k_range);
   // The layout-transform family's own axis (validity keeps other families at none).
-  if (is_transform(d)) enum_steps(Axis::kScale, d.scale);
+  if (is_transform(d)) {
+    enum_steps(Axis::kScale, d.scale);
+    // read_guard last among a transform's steps, so earlier chains keep their order.
+    if (d.staging != Staging::kNone) enum_steps(Axis::kReadGuard, d.read_guard);
+  }
   // The SIMT designs' later axes, last so the earlier neighbours keep their order.
   if (!tensor && !is_transform(d)) {
     enum_steps(Axis::kFragmentLoad, d.fragment_load);

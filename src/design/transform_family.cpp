@@ -64,6 +64,8 @@ std::string transform_procedural_name(const DesignPoint& d) {
     << d.register_tile.n << "_s" << to_string(d.staging) << '_' << lane_letter(d.lane_a) << lane_letter(d.lane_b)
     << "_ro-" << to_string(d.read_once) << '_' << to_string(d.boundary) << "_k"
     << (d.k_range == KRange::kGeneric ? "gen" : "fix") << "_scale-" << to_string(d.scale);
+  // Later axes only when moved from their defaults: the names of earlier designs stay.
+  if (d.read_guard != ReadGuard::kPredicated) s << "_rg-" << to_string(d.read_guard);
   return s.str();
 }
 
@@ -85,6 +87,9 @@ void check_transform(const DesignPoint& d, std::vector<Violation>& out) {
   }
   if (d.warps.m != block / kCudaWarpSize || d.warps.n != 1) {
     fail("transform-fixed-axes", cat("warps ", d.warps.m, "x", d.warps.n, ": a transform has no warp tiles (", block / kCudaWarpSize, "x1)"));
+  }
+  if (d.read_guard == ReadGuard::kColumnBranch && d.staging != Staging::kA) {
+    fail("transform-read-guard", "read_guard column_branch branches over the read phase of a staged tile: shared_staging a");
   }
   if (d.staging != Staging::kNone && d.staging != Staging::kA) {
     fail("transform-staging", cat("shared_staging ", to_string(d.staging), ": a transform stages its one input tile (a) or nothing (none)"));
@@ -157,6 +162,8 @@ const std::vector<std::pair<std::string, std::string>>& transform_rule_descripti
       {"transform-direct-lanes", "layout transforms: a direct design coalesces exactly one side"},
       {"transform-grid", "layout transforms: at most 65535 row tiles and transposes (grid y, z)"},
       {"scale-family", "scale = alpha belongs to the layout-transform family"},
+      {"transform-read-guard", "layout transforms: read_guard column_branch needs a staged tile (shared_staging a)"},
+      {"read-guard-family", "read_guard other than predicated belongs to the layout-transform family"},
   };
   return rules;
 }

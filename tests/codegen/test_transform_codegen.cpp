@@ -50,14 +50,23 @@ std::vector<ops::OpSpec> sample_ops() {
 std::set<std::string> features(const DesignPoint& d) {
   const auto g = design::transform_geometry(d);
   const std::string op = d.op.name + ":";
-  return {op + "lanes=" + design::to_string(d.lane_a) + "/" + design::to_string(d.lane_b) + (g.staged ? "" : " direct"),
+  std::set<std::string> out;
+  if (d.read_guard == design::ReadGuard::kColumnBranch) {
+    // What changes the branch's read phase, each shown once with it.
+    out = {"column_branch vector=" + std::string(d.register_tile.n > 1 ? ">1" : "1"),
+           "column_branch lane_a=" + design::to_string(d.lane_a), "column_branch boundary=" + design::to_string(d.boundary)};
+  }
+  std::set<std::string> base = {op + "lanes=" + design::to_string(d.lane_a) + "/" + design::to_string(d.lane_b) + (g.staged ? "" : " direct"),
           "read_once=" + design::to_string(d.read_once),
           "boundary=" + design::to_string(d.boundary),
           "k_range=" + design::to_string(d.k_range),
           "scale=" + design::to_string(d.scale) + ":" + ops::to_string(d.op.precision),
+          op + "read_guard=" + design::to_string(d.read_guard),
           "vector=" + std::to_string(d.register_tile.n),
           "elements=" + std::to_string(d.register_tile.m),
           "tile=" + std::to_string(d.tile.m) + "x" + std::to_string(d.tile.n)};
+  out.insert(base.begin(), base.end());
+  return out;
 }
 
 // Each op's seed, its single-axis neighbours, seeded random walks and the widest vectors its
@@ -99,6 +108,18 @@ std::vector<DesignPoint> sample(int random_per_op, bool all = true) {
       d.lane_a = design::LaneMap::kReversed;
       designs.push_back(d);
     }
+    {
+      // The column branch with what changes its read phase: vectors, reversed reads, the
+      // block-uniform boundary (the branch is in the guarded path only).
+      for (DesignPoint d : std::vector<DesignPoint>(designs)) {
+        if (d.staging != design::Staging::kA || !(d.register_tile.n > 1 || d.lane_a == design::LaneMap::kReversed ||
+                                                  d.boundary == design::Boundary::kUniformBranch)) {
+          continue;
+        }
+        d.read_guard = design::ReadGuard::kColumnBranch;
+        designs.push_back(d);
+      }
+    }
     for (auto& d : designs) {
       EXPECT_FALSE(design::can_implement(d).has_value()) << design::procedural_name(d);
       if (!names.insert(op.name + design::procedural_name(d)).second) continue;
@@ -123,6 +144,13 @@ TEST(TransformSample, EveryAxisValueOccurs) {
     seen["boundary"].insert(design::to_string(d.boundary));
     seen["k_range"].insert(design::to_string(d.k_range));
     seen["scale"].insert(design::to_string(d.scale));
+    if (d.read_guard == design::ReadGuard::kColumnBranch) {
+      seen["column_branch"].insert(std::string("vector ") + (d.register_tile.n > 1 ? ">1" : "1"));
+      seen["column_branch"].insert("lane_a " + design::to_string(d.lane_a));
+      seen["column_branch"].insert("boundary " + design::to_string(d.boundary));
+      seen["column_branch"].insert("op " + d.op.name);
+    }
+    seen["read_guard"].insert(design::to_string(d.read_guard));
     seen["vector"].insert(std::to_string(d.register_tile.n));
     seen["tile"].insert(std::to_string(d.tile.m) + "x" + std::to_string(d.tile.n));
     seen["elements"].insert(std::to_string(d.register_tile.m));
@@ -132,6 +160,11 @@ TEST(TransformSample, EveryAxisValueOccurs) {
   EXPECT_EQ(seen["boundary"].size(), 2u);
   EXPECT_EQ(seen["k_range"].size(), 2u);
   EXPECT_EQ(seen["scale"].size(), design::all_values<design::Scale>().size());
+  EXPECT_EQ(seen["read_guard"].size(), design::all_values<design::ReadGuard>().size());
+  for (const char* c : {"vector 1", "vector >1", "lane_a forward", "lane_a reversed", "boundary guarded",
+                        "boundary uniform_branch", "op odd.nchw2nhwc.fp32", "op weight.ncl2nlc.fp16"}) {
+    EXPECT_TRUE(seen["column_branch"].count(c)) << c;
+  }
   // Tiled: all four lane combinations; direct: reads or writes coalesced.
   for (const char* l : {"forward/forward", "forward/reversed", "reversed/forward", "forward/reversed direct",
                         "reversed/forward direct"}) {
@@ -152,6 +185,37 @@ TEST(TransformCuda, SampleCompilesForSm90) {
   EXPECT_EQ(tb::compile_cuda_batch(designs, tb::scratch_dir("transform-cuda"), nvcc), "");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("nvcc: %zu transform designs compiled for sm_90 in %.1f s\n", designs.size(), seconds);
+}
+
+// read_guard column_branch: the CUDA read phase leaves by a branch over the lane's column (no
+// predicate of the column inside), the Vortex one is a vx_split / vx_join region, the host
+// declines a tensor whose 32-bit read strides could overflow, and the guarded-only path keeps
+// the full tiles' copy unchanged.
+TEST(TransformEmit, ColumnBranchSaysWhatItDoes) {
+  DesignPoint d = seed_of(sample_ops()[0]);
+  const std::string predicated = emit_cuda(d);
+  d.read_guard = design::ReadGuard::kColumnBranch;
+  const std::string cu = emit_cuda(d);
+  EXPECT_NE(cu.find("read_guard: column_branch"), std::string::npos);
+  EXPECT_NE(cu.find("if (col < cols) {"), std::string::npos);
+  EXPECT_NE(cu.find("(rg + i * kReadRowGroups < rows_here)"), std::string::npos);
+  EXPECT_NE(cu.find("if (p->cols > 2147483647LL / kTM) return false;"), std::string::npos);
+  EXPECT_EQ(predicated.find("rows_here"), std::string::npos);
+  // The write phase is the predicated design's, line for line.
+  const auto writes = [](const std::string& src) { return src.substr(src.find("// Writes:"), src.find("// One block per tile") - src.find("// Writes:")); };
+  EXPECT_EQ(writes(cu), writes(predicated));
+  const auto vortex = emit_vortex(d, {});
+  std::string kernel;
+  for (const auto& f : vortex)
+    if (f.name == "kernel.cpp") kernel = f.text;
+  const auto reads = kernel.find("const idx_t src = ");
+  ASSERT_NE(reads, std::string::npos);
+  EXPECT_LT(kernel.find("vx_split((int)(col < cols))", reads), kernel.find("__syncthreads();", reads));
+  d.boundary = design::Boundary::kUniformBranch;
+  const std::string uniform = emit_cuda(d);
+  const auto full = uniform.find("void move_tile_full(");
+  ASSERT_NE(full, std::string::npos);
+  EXPECT_EQ(uniform.find("rows_here", full), std::string::npos);  // full tiles: no guard, no branch
 }
 
 TEST(TransformEmit, SourcesSayWhatTheyDo) {

@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "design/move.h"
 #include "design/neighbours.h"
+#include "design/hopper_family.h"
 #include "design/seed.h"
 #include "design/transform_family.h"
 #include "design/validity.h"
@@ -161,6 +162,52 @@ TEST(TransformDesign, ScaleIsAnAxisOfTheMoveVocabulary) {
   const DesignPoint conv = seed_design(ops::make_linear("g", ops::PrecisionPath::fp32, 37, 53, 71), EngineClass::kSimt, 128);
   expect_input_error([&] { apply_settings(conv, {"scale=alpha"}); }, {"--set", "scale-family"});
   for (const auto& n : neighbours(conv)) EXPECT_NE(n.move.axis, Axis::kScale);
+}
+
+// read_guard (column_branch: a branch over the read phase's columns, cuDNN's transpose) is a
+// step of a staged transform's vocabulary, written to design.json and the name only when set;
+// a direct transform, a GEMM design and a Hopper design refuse it by rule.
+TEST(TransformDesign, ReadGuardIsALaterAxisOfStagedTransforms) {
+  const DesignPoint seed = seed_from_reference(ref("diffusion_policy-1-conv1d"));
+  ASSERT_EQ(seed.read_guard, ReadGuard::kPredicated);
+  EXPECT_TRUE(is_transform_axis(Axis::kReadGuard));
+  EXPECT_FALSE(is_hopper_axis(Axis::kReadGuard));
+  EXPECT_FALSE(design_to_json(seed)["axes"].contains("read_guard"));  // earlier designs keep their file
+  const Move step{Axis::kReadGuard, "to:column_branch", "", std::nullopt};
+  const DesignPoint branch = apply(seed, step);
+  EXPECT_EQ(branch.read_guard, ReadGuard::kColumnBranch);
+  EXPECT_FALSE(can_implement(branch).has_value());
+  EXPECT_EQ(design_to_json(branch)["axes"]["read_guard"], "column_branch");
+  EXPECT_EQ(procedural_name(branch), procedural_name(seed) + "_rg-column_branch");
+  const DesignPoint back = design_from_json(design_to_json(branch), "b.json");
+  EXPECT_TRUE(same_axes(back, branch));
+  EXPECT_FALSE(same_axes(back, seed));
+  EXPECT_EQ(apply_settings(seed, {"read_guard=column_branch"}).read_guard, ReadGuard::kColumnBranch);
+  expect_input_error([&] { apply_settings(seed, {"read_guard=sometimes"}); }, {"--set", "read_guard", "predicated, column_branch"});
+  Json bad = design_to_json(branch);
+  bad["axes"]["read_guard"] = 3;
+  expect_input_error([&] { design_from_json(bad, "b.json"); }, {"b.json", "axes.read_guard"});
+  // The step is the seed's last neighbour (earlier chains keep their order), and the way back.
+  const auto from_seed = neighbours(seed);
+  ASSERT_FALSE(from_seed.empty());
+  EXPECT_EQ(from_seed.back().move, step);
+  bool back_step = false;
+  for (const auto& n : neighbours(branch)) back_step |= n.move.axis == Axis::kReadGuard && n.design.read_guard == ReadGuard::kPredicated;
+  EXPECT_TRUE(back_step);
+  // A direct transform has no read phase to branch over: neither a step nor a valid setting.
+  const DesignPoint direct = apply(seed, {parse_setting("shared_staging=none"), parse_setting("lane_b=reversed")});
+  for (const auto& n : neighbours(direct)) EXPECT_NE(n.move.axis, Axis::kReadGuard);
+  expect_input_error([&] { apply_settings(direct, {"read_guard=column_branch"}); }, {"--set", "transform-read-guard"});
+  // Other families take predicated only.
+  const DesignPoint gemm = seed_design(ops::make_linear("g", ops::PrecisionPath::fp32, 37, 53, 71), EngineClass::kSimt, 128);
+  expect_input_error([&] { apply_settings(gemm, {"read_guard=column_branch"}); }, {"--set", "read-guard-family"});
+  for (const auto& n : neighbours(gemm)) EXPECT_NE(n.move.axis, Axis::kReadGuard);
+  DesignPoint h = seed_from_reference(ref("pi0-2-linear"));
+  ASSERT_TRUE(is_hopper(h));
+  h.read_guard = ReadGuard::kColumnBranch;
+  const auto why = can_implement(h);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_EQ(why->rule, "hopper-fixed") << why->detail;
 }
 
 TEST(TransformDesign, SeedsForOtherBlocksAndEngines) {

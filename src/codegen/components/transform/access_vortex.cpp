@@ -39,6 +39,9 @@ class VortexTransformAccess final : public TransformAccess {
   std::string in_bounds(const Dialect&, const std::string& row, const std::string& col) const override {
     return "(vxb_lt((uint32_t)(" + row + "), (uint32_t)rows) & vxb_lt((uint32_t)(" + col + "), (uint32_t)cols))";
   }
+  std::string less_than(const std::string& a, const std::string& b) const override {
+    return "vxb_lt((uint32_t)(" + a + "), (uint32_t)(" + b + "))";
+  }
   std::string load_address(const std::string& offset) const override { return "x + ((" + offset + ") & (idx_t)vxb_mask(ok))"; }
   // Every lane loads (masked address); a value a masked lane staged in the tile is never written out.
   std::string guarded_copy(const Dialect& x, const std::string& loads, const std::string& stores,
