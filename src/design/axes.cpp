@@ -29,10 +29,11 @@ struct Names<LaneMap> {
 };
 template <>
 struct Names<Prefetch> {
-  static constexpr std::array<std::pair<Prefetch, const char*>, 4> table{{{Prefetch::kNone, "none"},
+  static constexpr std::array<std::pair<Prefetch, const char*>, 5> table{{{Prefetch::kNone, "none"},
                                                                           {Prefetch::kRegisters, "registers"},
                                                                           {Prefetch::kDoubleBuffer, "double_buffer"},
-                                                                          {Prefetch::kTma, "tma"}}};
+                                                                          {Prefetch::kTma, "tma"},
+                                                                          {Prefetch::kCpAsync, "cp_async"}}};
 };
 template <>
 struct Names<Fragment> {

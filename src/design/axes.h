@@ -39,11 +39,17 @@ struct RegisterTile {
 // 6. Software prefetching (instead of async copies): kRegisters = the next k-tile is loaded
 //    into registers while the current one is computed; kDoubleBuffer = it is stored into the
 //    second of two shared/local tiles.
-enum class Prefetch { kNone, kRegisters, kDoubleBuffer, kTma };
+enum class Prefetch { kNone, kRegisters, kDoubleBuffer, kTma, kCpAsync };
 // kTma (Hopper family only, design/hopper_family.h): the operands arrive by bulk tensor copies
 // (TMA, cp.async.bulk.tensor) into a ring of pipeline_stages shared tiles, completion on
 // mbarriers, issued by one producer warpgroup. Vortex has no asynchronous copies: its side is a
 // software-pipelined prefetch into local memory (the method's substitution).
+// kCpAsync (sm80-class designs: neither Hopper nor transform; added after the others, so it is
+// last in the domain): the staged tiles are a ring of pipeline_stages shared tiles filled
+// pipeline_stages - 1 k-tiles ahead by cp.async (global -> shared without a register round trip,
+// out-of-range elements zero-filled by the copy), one commit group per k-tile, as CUTLASS's and
+// cuBLAS's sm80 multistage kernels do. Vortex has no asynchronous copy: the same ring is filled by
+// ordinary (synchronous) word copies, with the barriers in the same places.
 
 // 7. Tensor-core lowering: the fragment shape (kNone = SIMT FMA): WMMA shapes (k16 for
 //    bf16/fp16, m16n16k8 for tf32) or PTX mma.sync shapes (mma_m16n8k16 for bf16/fp16,
@@ -89,7 +95,8 @@ enum class Scale { kNone, kAlpha, kAlphaInRange };
 inline bool scales(Scale s) { return s != Scale::kNone; }
 
 // Hopper family only (design/hopper_family.h): axes of their own (13-16, 18-22).
-// 13. Pipeline stages: the depth of the TMA ring (2..8, bounded by shared memory); 1 elsewhere.
+// 13. Pipeline stages: the depth of the TMA ring (2..8, bounded by shared memory), or of the
+//     cp.async ring of a prefetch cp_async design (2..8, bounded by shared memory); 1 elsewhere.
 // (an int in DesignPoint::stages)
 // 14. Raster: which tile index consecutive blocks walk. kNMajor = blockIdx.x walks the N tiles
 //     (consecutive blocks share one A tile), kMMajor = it walks the M tiles (they share one B

@@ -56,6 +56,8 @@ std::string procedural_name(const DesignPoint& d) {
   // Later axes only when moved from their defaults: the names of earlier designs stay.
   if (d.fragment_load != FragmentLoad::kStrided) s << "_fl-" << to_string(d.fragment_load);
   if (d.shared_pad != SharedPad::kNone) s << "_sp-" << to_string(d.shared_pad);
+  // The cp.async ring's depth (prefetch cp_async only; every other design keeps its name).
+  if (d.prefetch == Prefetch::kCpAsync) s << "_st" << d.stages;
   return s.str();
 }
 
@@ -89,12 +91,18 @@ int fragment_tile_ld(const DesignPoint& d) {
 
 int epilogue_tile_ld(const DesignPoint& d) { return d.tile.n + 4; }
 
+int staged_buffers(const DesignPoint& d) {
+  if (d.prefetch == Prefetch::kDoubleBuffer) return 2;
+  if (d.prefetch == Prefetch::kCpAsync) return d.stages;  // the cp.async ring (Vortex: the same ring)
+  return 1;
+}
+
 int simt_tile_ld(const DesignPoint& d, int rows) { return rows + (d.shared_pad == SharedPad::kWords4 ? 4 : 0); }
 
 std::int64_t cuda_shared_bytes(const DesignPoint& d) {
   if (is_transform(d)) return transform_tile_bytes(d);
   if (is_hopper(d)) return hopper_shared_bytes(d);
-  const std::int64_t buffers = d.prefetch == Prefetch::kDoubleBuffer ? 2 : 1;
+  const std::int64_t buffers = staged_buffers(d);
   if (d.fragment == Fragment::kNone) {
     std::int64_t per_buffer = 0;
     if (staged_a(d.staging)) per_buffer += std::int64_t(d.tile.k) * simt_tile_ld(d, d.tile.m) * 4;
@@ -114,7 +122,7 @@ std::int64_t vortex_local_bytes(const DesignPoint& d) {
   if (is_hopper(d)) return vortex_local_bytes(vortex_counterpart(d));
   if (d.fragment == Fragment::kNone) return cuda_shared_bytes(d);
   // Tensor tiles hold 16-bit elements on Vortex (tf32 is computed as fp16 there).
-  const std::int64_t buffers = d.prefetch == Prefetch::kDoubleBuffer ? 2 : 1;
+  const std::int64_t buffers = staged_buffers(d);
   const std::int64_t mainloop = buffers * std::int64_t(d.tile.m + d.tile.n) * vortex_fragment_tile_ld(d) * 2;
   const std::int64_t epilogue = std::int64_t(d.tile.m) * epilogue_tile_ld(d) * 4;
   return std::max(mainloop, epilogue);
@@ -225,6 +233,8 @@ Json design_to_json(const DesignPoint& d) {
     if (d.schedule != defaults.schedule) put(Axis::kSchedule, to_string(d.schedule));
     if (d.tf32_round != defaults.tf32_round) put(Axis::kTf32Round, to_string(d.tf32_round));
   }
+  // The cp.async ring's depth: written for prefetch cp_async only (every other GEMM design keeps its file).
+  if (!is_hopper(d) && d.prefetch == Prefetch::kCpAsync) put(Axis::kPipelineStages, d.stages);
   if (d.fragment_load != FragmentLoad::kStrided) put(Axis::kFragmentLoad, to_string(d.fragment_load));
   if (d.shared_pad != SharedPad::kNone) put(Axis::kSharedPad, to_string(d.shared_pad));
   if (d.consumer_layout != ConsumerLayout::kRows) put(Axis::kConsumerLayout, to_string(d.consumer_layout));

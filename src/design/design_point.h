@@ -73,6 +73,7 @@ struct DesignPoint {
   Scale scale = Scale::kNone;
 
   // Hopper family only (design/hopper_family.h); these defaults for every other family.
+  // stages is also the cp.async ring's depth of a prefetch cp_async design (2..8).
   int stages = 1;
   Raster raster = Raster::kNMajor;
   EpilogueStore epilogue_store = EpilogueStore::kDirect;
@@ -95,6 +96,9 @@ struct DesignPoint {
   FragmentLoad fragment_load = FragmentLoad::kStrided;
   SharedPad shared_pad = SharedPad::kNone;
 };
+
+// Staged tiles per operand: 2 for double_buffer, pipeline_stages for cp_async (the ring), else 1.
+int staged_buffers(const DesignPoint& d);
 
 // Words of one k row of a SIMT shared tile of `rows` rows (shared_pad adds four).
 int simt_tile_ld(const DesignPoint& d, int rows);

@@ -83,6 +83,18 @@ void exchange_factor(DesignPoint& d, Axis axis, bool to_m) {
   shrink /= 2;
 }
 
+// The Vortex core's local memory follows a cp.async ring that outgrows it (doubled up to the 64 KiB
+// a configuration allows, as a seed sizes it for its tiles), after any move of a cp_async design
+// (the ring's depth, or its tiles); it never shrinks, so stepping down and up again comes back to
+// the same design. Designs without cp_async keep their machine.
+void fit_vortex_local_memory(DesignPoint& d) {
+  if (is_hopper(d) || d.prefetch != Prefetch::kCpAsync) return;
+  const std::int64_t need = vortex_local_bytes(d) * vortex_blocks_per_core(d);
+  std::int64_t bytes = d.vortex.local_mem_bytes;
+  while (bytes > 0 && bytes < need && bytes < 65536) bytes *= 2;
+  d.vortex.local_mem_bytes = static_cast<uint32_t>(std::min<std::int64_t>(bytes, 65536));
+}
+
 void apply_step(DesignPoint& d, const Move& m) {
   const bool tensor = is_tensor(d);
   switch (m.axis) {
@@ -92,7 +104,10 @@ void apply_step(DesignPoint& d, const Move& m) {
       // An operand that stops being staged keeps the default lane mapping; prefetch needs staging.
       if (!staged_a(v)) d.lane_a = LaneMap::kForward;
       if (!staged_b(v)) d.lane_b = LaneMap::kForward;
-      if (v == Staging::kNone) d.prefetch = Prefetch::kNone;
+      if (v == Staging::kNone) {
+        d.prefetch = Prefetch::kNone;
+        d.stages = 1;  // no cp.async ring either
+      }
       return;
     }
     case Axis::kReadOnce: d.read_once = parse_enum_value<ReadOnce>(to_value(m), to_string(m.axis)); return;
@@ -139,7 +154,14 @@ void apply_step(DesignPoint& d, const Move& m) {
       double_or_halve(dim_of(d, Axis::kTile, dim), up, dim_name(Axis::kTile, dim));
       return;
     }
-    case Axis::kPrefetch: d.prefetch = parse_enum_value<Prefetch>(to_value(m), to_string(m.axis)); return;
+    case Axis::kPrefetch: {
+      const bool hopper = is_hopper(d);
+      d.prefetch = parse_enum_value<Prefetch>(to_value(m), to_string(m.axis));
+      // Outside the Hopper family pipeline_stages is the cp.async ring: it starts at the classic
+      // three stages when the step enters cp_async and is 1 again when it leaves.
+      if (!hopper) d.stages = d.prefetch == Prefetch::kCpAsync ? std::max(d.stages, kCpAsyncDefaultStages) : 1;
+      return;
+    }
     case Axis::kTensorCore: {
       if (!tensor) throw MoveRejected{"a SIMT design has no fragment shape (the engine class is fixed)"};
       const Fragment v = parse_enum_value<Fragment>(to_value(m), to_string(m.axis));
@@ -294,6 +316,18 @@ void apply_set(DesignPoint& d, const Move& m) {
         throw MoveRejected{"expected an integer for " + key + ", got \"" + m.value + "\""};
       }
       break;
+    case Axis::kPrefetch:
+      axes[key] = m.value;
+      // As the step does: outside the Hopper family a set to cp_async brings the ring's default
+      // depth (a later pipeline_stages set overrides it), a set to another value drops the ring.
+      if (!is_hopper(d)) {
+        if (m.value == to_string(Prefetch::kCpAsync)) {
+          if (d.stages == 1) axes[to_string(Axis::kPipelineStages)] = kCpAsyncDefaultStages;
+        } else {
+          axes.erase(to_string(Axis::kPipelineStages));
+        }
+      }
+      break;
     default: axes[key] = m.value; break;
   }
   try {
@@ -319,6 +353,7 @@ std::optional<DesignPoint> apply_impl(const DesignPoint& d, const Move& m, std::
   } catch (const MoveRejected& r) {
     return fail(r.why);
   }
+  fit_vortex_local_memory(out);  // a cp_async design's ring (and whatever moved its tiles)
   if (!validate) return out;  // apply(d, moves): a set to the current value is allowed there
   if (same_axes(out, d)) return fail("it changes nothing");
   if (const auto v = can_implement(out)) return fail("the result breaks rule " + v->rule + ": " + v->detail);
@@ -433,9 +468,10 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
   } else {
     for (const char* s : {"m:up", "m:down", "n:up", "n:down"}) add(Axis::kRegisterTile, s);
   }
-  // TMA and wgmma belong to the Hopper family, which a design enters by its seed.
+  // TMA and wgmma belong to the Hopper family, which a design enters by its seed; cp_async
+  // comes last (below), so the earlier neighbours keep their order.
   for (Prefetch v : all_values<Prefetch>()) {
-    if (v != d.prefetch && v != Prefetch::kTma) add(Axis::kPrefetch, "to:" + to_string(v));
+    if (v != d.prefetch && v != Prefetch::kTma && v != Prefetch::kCpAsync) add(Axis::kPrefetch, "to:" + to_string(v));
   }
   if (tensor) {
     for (Fragment v : all_values<Fragment>()) {
@@ -459,6 +495,16 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
   if (!tensor && !is_transform(d)) {
     enum_steps(Axis::kFragmentLoad, d.fragment_load);
     if (d.staging != Staging::kNone) enum_steps(Axis::kSharedPad, d.shared_pad);
+  }
+  // prefetch cp_async (SIMT and tensor designs with a staged operand), then its ring's depth: last
+  // of all, so the earlier neighbours keep their order.
+  if (!is_transform(d) && d.staging != Staging::kNone) {
+    if (d.prefetch != Prefetch::kCpAsync) {
+      add(Axis::kPrefetch, "to:" + to_string(Prefetch::kCpAsync));
+    } else {
+      add(Axis::kPipelineStages, "up");
+      add(Axis::kPipelineStages, "down");
+    }
   }
   return out;
 }

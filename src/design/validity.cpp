@@ -16,6 +16,39 @@ using util::ceil_div;
 
 void check_capacities(const DesignPoint& d, std::vector<Violation>& out);
 
+// prefetch cp_async: a ring of 2..8 stages, and staged elements that cp.async can copy as they
+// are (it copies raw bytes, 4 at least): fp32 tiles of fp32 values, or 16-bit tensor tiles filled
+// by 4-byte pairs along k that are contiguous and 4-byte aligned in global memory.
+void check_cp_async(const DesignPoint& d, std::vector<Violation>& out) {
+  auto fail = [&out](const char* rule, std::string detail) { out.push_back({rule, std::move(detail)}); };
+  if (d.stages < kCpAsyncMinStages || d.stages > kCpAsyncMaxStages) {
+    fail("cp-async-stages", cat("pipeline_stages ", d.stages, " is the cp.async ring's depth: ", kCpAsyncMinStages, "..",
+                                kCpAsyncMaxStages, " (one stage computed while the others are in flight)"));
+  }
+  const ops::DType storage = ops::storage_dtype(d.fixed.precision);
+  if (storage == ops::DType::f32) return;  // 4-byte elements, copied one by one (or per tf32 fragment tile)
+  if (d.fragment == Fragment::kNone) {
+    fail("cp-async-element", cat("a SIMT tile holds fp32 values and ", ops::to_string(d.fixed.precision),
+                                 " operands are converted when staged; cp.async copies raw bytes (fp32 or tf32 "
+                                 "storage only)"));
+    return;
+  }
+  // 16-bit tensor tiles ([row][k]): cp.async copies at least 4 bytes, so elements go in pairs
+  // (k, k + 1), which must be neighbours in global memory and start 4-byte aligned.
+  if (d.boundary == Boundary::kPadded) return;  // the padded copies are [batch][rows][Kp], Kp a multiple of the k-step
+  const bool k_contiguous = d.op.kind == ops::OpKind::linear ||
+                            (d.op.kind == ops::OpKind::matmul && !d.op.matmul.transpose_a && d.op.matmul.transpose_b);
+  if (!k_contiguous) {
+    fail("cp-async-element", cat("16-bit elements are copied as 4-byte pairs along k, which must be neighbours in "
+                                 "global memory: a ", ops::to_string(d.op.kind),
+                                 " operand is not K-contiguous (implicit im2col or a transposed operand; boundary "
+                                 "padded copies it K-contiguous)"));
+  } else if (d.fixed.shape.k % 2 != 0) {
+    fail("cp-async-element", cat("16-bit elements are copied as 4-byte pairs along k: K = ", d.fixed.shape.k,
+                                 " is odd, so pairs of odd rows are not 4-byte aligned (boundary padded aligns them)"));
+  }
+}
+
 void check(const DesignPoint& d, std::vector<Violation>& out) {
   auto fail = [&out](const char* rule, std::string detail) { out.push_back({rule, std::move(detail)}); };
   const auto& f = d.fixed;
@@ -41,7 +74,9 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
     check_hopper(d, out);
     return;
   }
-  if (d.stages != 1 || d.raster != Raster::kNMajor || d.epilogue_store != EpilogueStore::kDirect || !(d.cluster == Cluster{}) ||
+  // pipeline_stages is also the cp.async ring's depth (prefetch cp_async; rule cp-async-stages).
+  const bool cp_async = d.prefetch == Prefetch::kCpAsync;
+  if ((d.stages != 1 && !cp_async) || d.raster != Raster::kNMajor || d.epilogue_store != EpilogueStore::kDirect || !(d.cluster == Cluster{}) ||
       d.bias_load != BiasLoad::kGlobal || d.register_split != RegisterSplit::kNone || d.wgmma_in_flight != 1 ||
       d.schedule != Schedule::kGrid || d.tf32_round != Tf32Round::kWorkspace || d.consumer_layout != ConsumerLayout::kRows) {
     fail("hopper-axes", cat("pipeline_stages ", d.stages, ", raster ", to_string(d.raster), ", epilogue_store ",
@@ -50,7 +85,7 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
                             d.wgmma_in_flight, ", schedule ", to_string(d.schedule), ", tf32_round ", to_string(d.tf32_round),
                             ", consumer_layout ", to_string(d.consumer_layout),
                             " belong to the Hopper family (wgmma + tma): outside it they are 1, n_major, direct, 1x1, global, "
-                            "none, 1, grid, workspace, rows"));
+                            "none, 1, grid, workspace, rows (pipeline_stages is also the ring of prefetch cp_async)"));
     return;
   }
   if (is_transform(d)) {
@@ -158,6 +193,7 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
   if (d.prefetch != Prefetch::kNone && d.staging == Staging::kNone) {
     fail("prefetch-staging", cat("prefetch ", to_string(d.prefetch), " fills staged tiles: shared_staging is none"));
   }
+  if (cp_async) check_cp_async(d, out);
   if (!staged_a(d.staging) && d.lane_a != LaneMap::kForward) {
     fail("lane-unstaged", "lane mapping a = reversed applies to a staged copy, and A is not staged");
   }
@@ -284,6 +320,10 @@ const std::vector<std::pair<std::string, std::string>>& rule_descriptions() {
       {"fragment-load", "fragment_load vector4: a SIMT design whose register tile is a multiple of 4 in m and n"},
       {"shared-pad", "shared_pad words4: a SIMT design with a staged operand"},
       {"prefetch-staging", "prefetch fills staged tiles, so it needs staging"},
+      {"cp-async-stages", "prefetch cp_async: pipeline_stages (the cp.async ring) is 2..8"},
+      {"cp-async-element", "prefetch cp_async copies raw bytes: fp32/tf32 storage, or 16-bit tensor tiles whose 4-byte "
+                           "pairs along k are contiguous and aligned (linear, matmul with K-contiguous operands, even K, "
+                           "or boundary padded)"},
       {"lane-unstaged", "a reversed lane mapping applies to a staged operand only"},
       {"activation-strip", "only an op with a fused activation can strip it"},
       {"split-k", "1 <= split_k <= min(64, number of K tiles)"},

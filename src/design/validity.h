@@ -17,6 +17,9 @@ inline constexpr int kCudaWarpSize = 32;
 inline constexpr int kCudaMaxBlock = 1024;
 inline constexpr std::int64_t kH200SharedPerBlock = 232448;  // 227 KiB, opt-in maximum on sm_90
 inline constexpr int kMaxSplitK = 64;
+// The cp.async ring of a prefetch cp_async design (pipeline_stages), and the depth a step to
+// cp_async starts with (the classic multistage pipeline: two k-tiles in flight).
+inline constexpr int kCpAsyncMinStages = 2, kCpAsyncMaxStages = 8, kCpAsyncDefaultStages = 3;
 inline constexpr int kMaxThreadOutputs = 64;      // SIMT accumulators per thread
 inline constexpr int kMaxWarpFragments = 16;      // WMMA accumulator fragments per warp
 inline constexpr int kMaxTileDim = 256;

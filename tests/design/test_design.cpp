@@ -272,6 +272,109 @@ TEST(DesignJson, SharedPadGrowsTheTilesAndIsWrittenOnlyWhenSet) {
   EXPECT_TRUE(same_axes(design_from_json(j, "x.json"), p));
 }
 
+// prefetch cp_async: its ring's depth (pipeline_stages) is written and named only for it, so every
+// other GEMM design keeps its file and name; the step to it comes last, the stage steps after it.
+TEST(DesignJson, CpAsyncRingIsWrittenAndNamedOnlyForCpAsync) {
+  const DesignPoint d = linear_seed();
+  EXPECT_FALSE(design_to_json(d)["axes"].contains("pipeline_stages"));
+  const auto steps = candidate_steps(d);
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(steps.back().axis, Axis::kPrefetch);
+  EXPECT_EQ(steps.back().direction, "to:cp_async");
+  for (std::size_t i = 0; i + 1 < steps.size(); ++i) EXPECT_NE(steps[i].direction, "to:cp_async");
+  const DesignPoint ring = apply(d, steps.back());
+  EXPECT_EQ(ring.prefetch, Prefetch::kCpAsync);
+  EXPECT_EQ(ring.stages, kCpAsyncDefaultStages);
+  EXPECT_EQ(procedural_name(ring), procedural_name(d).replace(procedural_name(d).find("_pregisters_"), 12, "_pcp_async_") + "_st3");
+  const Json j = design_to_json(ring);
+  EXPECT_EQ(j["axes"]["prefetch"], "cp_async");
+  EXPECT_EQ(j["axes"]["pipeline_stages"], 3);
+  const DesignPoint back = design_from_json(j, "x.json");
+  EXPECT_TRUE(same_axes(back, ring));
+  EXPECT_EQ(procedural_name(back), procedural_name(ring));
+  // A cp_async design's last steps are the ring's depth; leaving cp_async drops the ring.
+  const auto ring_steps = candidate_steps(ring);
+  ASSERT_GE(ring_steps.size(), 2u);
+  EXPECT_EQ(ring_steps[ring_steps.size() - 2].axis, Axis::kPipelineStages);
+  EXPECT_EQ(ring_steps[ring_steps.size() - 2].direction, "up");
+  EXPECT_EQ(ring_steps.back().direction, "down");
+  EXPECT_EQ(apply(ring, Move{Axis::kPipelineStages, "up", "", std::nullopt}).stages, 4);
+  EXPECT_EQ(apply(ring, Move{Axis::kPipelineStages, "down", "", std::nullopt}).stages, 2);
+  EXPECT_FALSE(try_apply(apply(ring, Move{Axis::kPipelineStages, "down", "", std::nullopt}),
+                         Move{Axis::kPipelineStages, "down", "", std::nullopt}));  // cp-async-stages: 1
+  const DesignPoint left = apply(ring, Move{Axis::kPrefetch, "to:double_buffer", "", std::nullopt});
+  EXPECT_EQ(left.stages, 1);
+  EXPECT_FALSE(design_to_json(left)["axes"].contains("pipeline_stages"));
+  EXPECT_EQ(apply(ring, Move{Axis::kSharedStaging, "to:none", "", std::nullopt}).stages, 1);
+  // Sets: cp_async brings the default ring; a later pipeline_stages set overrides it.
+  EXPECT_EQ(apply_settings(d, {"prefetch=cp_async"}, "cli").stages, 3);
+  EXPECT_EQ(apply_settings(d, {"prefetch=cp_async", "pipeline_stages=5"}, "cli").stages, 5);
+  EXPECT_EQ(apply_settings(ring, {"prefetch=registers"}, "cli").stages, 1);
+  // The ring is in the size facts (the capacity rules see it).
+  const DesignPoint five = apply_settings(d, {"prefetch=cp_async", "pipeline_stages=5"}, "cli");
+  EXPECT_EQ(cuda_shared_bytes(five), 5 * cuda_shared_bytes(d));
+  EXPECT_EQ(vortex_local_bytes(five), 5 * vortex_local_bytes(d));
+  // pipeline_stages on another prefetch is the Hopper family's: rejected.
+  Json bad = design_to_json(d);
+  bad["axes"]["pipeline_stages"] = 3;
+  EXPECT_EQ(can_implement(design_from_json(bad, "bad.json"))->rule, "hopper-axes");
+  // Hopper chains are unchanged: their steps hold no cp_async.
+  for (const auto& ref : reference_files()) {
+    const DesignPoint seed = seed_from_reference(ref.string());
+    if (!is_hopper(seed)) continue;
+    for (const auto& m : candidate_steps(seed)) EXPECT_NE(m.direction, "to:cp_async") << ref;
+  }
+}
+
+// Which designs take cp_async: fp32/tf32 SIMT and tensor tiles; 16-bit tensor tiles when their
+// 4-byte pairs along k are contiguous and aligned in global memory.
+TEST(Validity, CpAsyncTakesTheTilesItCanCopyRaw) {
+  auto with_ring = [](DesignPoint d, int stages = 3) {
+    d.prefetch = Prefetch::kCpAsync;
+    d.stages = stages;
+    return d;
+  };
+  auto rule_of = [](const DesignPoint& d) { return can_implement(d) ? can_implement(d)->rule : std::string("valid"); };
+  EXPECT_EQ(rule_of(with_ring(linear_seed())), "valid");                                                   // SIMT fp32
+  // SIMT tf32 at 8 stages: the seed's Vortex local memory (4x headroom) cannot hold the ring, and
+  // a move grows it (a power of two) as the ring outgrows it.
+  const DesignPoint tf32 = linear_seed(EngineClass::kSimt, ops::PrecisionPath::tf32);
+  EXPECT_EQ(rule_of(with_ring(tf32, 8)), "vortex-local-capacity");
+  const DesignPoint eight = apply_settings(tf32, {"prefetch=cp_async", "pipeline_stages=8"}, "cli");
+  EXPECT_EQ(rule_of(eight), "valid");
+  EXPECT_GT(eight.vortex.local_mem_bytes, tf32.vortex.local_mem_bytes);
+  EXPECT_EQ(apply(eight, Move{Axis::kPipelineStages, "down", "", std::nullopt}).vortex.local_mem_bytes,
+            eight.vortex.local_mem_bytes);  // never shrinks
+  EXPECT_EQ(rule_of(with_ring(linear_seed(EngineClass::kTensorCore, ops::PrecisionPath::tf32), 2)), "valid");  // fp32 tiles
+  DesignPoint mma = linear_seed(EngineClass::kTensorCore, ops::PrecisionPath::tf32);
+  mma = apply(mma, Move{Axis::kTensorCore, "to:mma_m16n8k8", "", std::nullopt});
+  EXPECT_EQ(rule_of(with_ring(mma, 4)), "valid");
+  // bf16: K = 71 is odd (pairs of odd rows misaligned); an even K, or padded copies, are fine.
+  const auto bf16 = [](std::int64_t k, bool tb) {
+    return seed_design(ops::make_matmul("m", ops::PrecisionPath::bf16, {3}, {1}, 29, 45, k, false, tb), EngineClass::kTensorCore, 64);
+  };
+  EXPECT_EQ(rule_of(with_ring(linear_seed(EngineClass::kTensorCore, ops::PrecisionPath::bf16))), "cp-async-element");
+  EXPECT_EQ(rule_of(with_ring(bf16(68, true))), "valid");
+  EXPECT_EQ(rule_of(with_ring(bf16(68, false))), "cp-async-element");  // B [k][n]: pairs along k are N apart
+  EXPECT_EQ(rule_of(with_ring(bf16(67, true))), "cp-async-element");
+  DesignPoint padded = with_ring(bf16(67, false));
+  padded.boundary = Boundary::kPadded;
+  EXPECT_EQ(rule_of(padded), "valid");
+  const DesignPoint conv = seed_design(ops::make_conv("c", ops::PrecisionPath::fp16, 1, 6, 10, {9, 11}, {3, 3}, {2, 2}, {1, 1},
+                                                      {1, 1}, 2, true, ops::ConvLayout::channels_last),
+                                       EngineClass::kTensorCore, 256);
+  EXPECT_EQ(rule_of(with_ring(conv)), "cp-async-element");  // implicit im2col pairs are not neighbours
+  const DesignPoint conv_tf32 = seed_design(ops::make_conv("c", ops::PrecisionPath::tf32, 1, 6, 10, {9, 11}, {3, 3}, {2, 2},
+                                                           {1, 1}, {1, 1}, 2, true, ops::ConvLayout::channels_last),
+                                            EngineClass::kTensorCore, 256);
+  EXPECT_EQ(rule_of(with_ring(conv_tf32)), "valid");  // 4-byte elements, one a copy
+  DesignPoint unstaged = with_ring(linear_seed());
+  unstaged.staging = Staging::kNone;
+  EXPECT_EQ(rule_of(unstaged), "prefetch-staging");
+  // A 16-bit tensor design whose pairs are not contiguous has no cp_async neighbour that is valid.
+  for (const auto& n : neighbours(conv)) EXPECT_NE(n.design.prefetch, Prefetch::kCpAsync);
+}
+
 void expect_input_error(const Json& j, const std::string& field_part) {
   try {
     design_from_json(j, "bad.json");
@@ -371,6 +474,39 @@ TEST(Validity, EachRuleIsReportedByName) {
          d.prefetch = Prefetch::kDoubleBuffer;
        },
        EngineClass::kSimt, ops::PrecisionPath::fp32, 1024},
+      {"cuda-shared-capacity",  // the cp.async ring counts stages x tiles
+       [](DesignPoint& d) {
+         d.tile = {256, 256, 64};
+         d.register_tile = {8, 8};
+         d.warps = {4, 8};
+         d.prefetch = Prefetch::kCpAsync;
+         d.stages = 2;
+       },
+       EngineClass::kSimt, ops::PrecisionPath::fp32, 1024},
+      {"cp-async-stages",
+       [](DesignPoint& d) {
+         d.prefetch = Prefetch::kCpAsync;
+         d.stages = 1;  // a ring of one: nothing could be in flight
+       }},
+      {"cp-async-stages",
+       [](DesignPoint& d) {
+         d.prefetch = Prefetch::kCpAsync;
+         d.stages = 9;
+       }},
+      {"cp-async-element",  // a SIMT tile holds fp32 values: bf16 operands would be converted at stash
+       [](DesignPoint& d) {
+         d.prefetch = Prefetch::kCpAsync;
+         d.stages = 3;
+       },
+       EngineClass::kSimt, ops::PrecisionPath::bf16},
+      {"cp-async-element",  // 16-bit pairs along k of an odd K (71) are not 4-byte aligned
+       [](DesignPoint& d) {
+         d.prefetch = Prefetch::kCpAsync;
+         d.stages = 3;
+       },
+       EngineClass::kTensorCore, ops::PrecisionPath::bf16},
+      {"hopper-axes",  // pipeline_stages > 1 outside the Hopper family is the cp.async ring only
+       [](DesignPoint& d) { d.stages = 3; }},
       {"vortex-config", [](DesignPoint& d) { d.vortex.threads = 3; }},
       {"vortex-block-fit", [](DesignPoint& d) { d.vortex.warps = 4; }},
       {"vortex-local-capacity", [](DesignPoint& d) { d.vortex.local_mem_bytes = 1024; }},
