@@ -57,6 +57,9 @@ class Mainloop {
   // Comment of stash_<operand> and the statement storing regs[i] into tile[row, col].
   virtual std::string stash_layout() const = 0;
   virtual std::string stash_store(const Context& c, char operand) const = 0;  // operand 'a' or 'b'
+  // The index of element (row, col) in a staged tile (the layout stash_store writes; a cp.async
+  // copy lands there).
+  virtual std::string tile_index(const Context& c, char operand) const = 0;
   // The per-k-tile compute function, the accumulator declaration of the GEMM body, and the call.
   virtual std::string compute_function(const Context& c) const = 0;
   virtual std::string accumulators(const Context& c) const = 0;
@@ -80,6 +83,9 @@ class Staging {
   virtual std::string tiles(const Context& c) const = 0;
   virtual std::string fetch(const Context& c, const std::string& k0) const = 0;
   virtual std::string stash(const Context& c, const std::string& buf) const = 0;
+  // An asynchronous pipeline's copy of the k-tile at k0 into tile buffer `buf` (copy_<operand>:
+  // global -> tile without registers), for a Pipeline whose async_copies() holds.
+  virtual std::string copy(const Context& c, const std::string& k0, const std::string& buf) const = 0;
   virtual std::string describe(const Context& c) const = 0;
 };
 
@@ -88,7 +94,12 @@ class Pipeline {
   static constexpr const char* kFamily = "pipeline";
   static std::string value_of(const design::DesignPoint& d) { return design::to_string(d.prefetch); }
   virtual ~Pipeline() = default;
-  virtual int buffers() const = 0;
+  virtual int buffers(const Context& c) const = 0;
+  // Whether the staged tiles are filled by asynchronous copies (cp.async) instead of fetch and
+  // stash: the accessors then also say where an element lies (where_<operand>), the staging
+  // component emits copy_<operand>, and functions() the copy primitives.
+  virtual bool async_copies() const { return false; }
+  virtual std::string functions(const Context&) const { return ""; }
   virtual std::string comment() const = 0;
   // The mainloop over [k_begin, k_end) of a staged design.
   virtual std::string loop(const Context& c) const = 0;

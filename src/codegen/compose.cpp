@@ -156,6 +156,31 @@ std::string Composer::tile_accessor(char operand) const {
   // A padded design's mainloop reads the copy (accessor_prefix); this reader of the original
   // is then the pad pass's, always guarded.
   const bool padded = c.boundary.padded();
+  // prefetch cp_async: where an element lies and whether it is inside the problem, for the copy.
+  std::string where;
+  if (c.pipeline.async_copies()) {
+    std::ostringstream w;
+    w << "// Where " << (is_a ? "A" : "B") << "(" << row << ", k) lies in src, and whether it is inside the problem: the\n"
+      << "// cp.async copy zero-fills an element outside it (src-size 0) from a clamped, never-read address.\n";
+    w << "template <bool kGuard>\n";
+    if (padded) {
+      w << x.device_fn() << " bool where_" << name << "(const Params& p, idx_t " << base << ", idx_t " << row
+        << ", idx_t k, idx_t, idx_t& offset) {\n";
+      w << "offset = " << base << " + " << row << " * p.Kp + k;  // the zero-padded copy: always inside\nreturn true;\n}\n\n";
+    } else {
+      w << x.device_fn() << " bool where_" << name << "(const Params& p, idx_t " << base << ", idx_t " << row
+        << ", idx_t k, idx_t k_end, idx_t& offset) {\n";
+      w << decompose << "offset = " << offset << ";\n";
+      const std::string ok = x.less(row, rows) + " & " + x.less("k", "k_end") + (extra_ok.empty() ? "" : " & " + extra_ok);
+      if (extra_ok.empty()) {
+        w << "if constexpr (!kGuard) return true;\nconst pred_t ok = " << ok << ";\n";
+      } else {
+        w << "const pred_t ok = kGuard ? (pred_t)(" << ok << ") : (pred_t)(" << extra_ok << ");\n";
+      }
+      w << "if (!ok) offset = 0;\nreturn ok;\n}\n\n";
+    }
+    where = w.str();
+  }
   const std::string fn = padded ? "load_" + name + "_guarded" : "tile_" + name;
   s << "// " << (is_a ? "A" : "B") << "(" << row << ", k) of the GEMM view: " << what << ".\n";
   if (!padded) s << "template <bool kGuard>\n";
@@ -167,7 +192,7 @@ std::string Composer::tile_accessor(char operand) const {
   if (padded) {
     s << "const pred_t ok = " << full_ok << ";\n";
     s << "return " << x.guarded_value("ok", load_fmt, "offset") << ";\n}\n\n";
-    return s.str();
+    return s.str() + where;
   }
   if (extra_ok.empty()) {
     s << "if constexpr (!kGuard) return " << operand_value(x.to_float(c.dtype, x.load(d.read_once, "src + offset"))) << ";\n";
@@ -177,7 +202,7 @@ std::string Composer::tile_accessor(char operand) const {
     s << "const pred_t ok = kGuard ? (pred_t)(" << full_ok << ") : (pred_t)(" << extra_ok << ");\n";
   }
   s << "return " << x.guarded_value("ok", load_fmt, "offset") << ";\n}\n\n";
-  return s.str();
+  return s.str() + where;
 }
 
 std::string Composer::accessors() const {
@@ -231,7 +256,8 @@ std::string Composer::accessors() const {
 }
 
 std::string Composer::mainloop_functions() const {
-  return context_.staging.functions(context_) + context_.mainloop.compute_function(context_);
+  return context_.pipeline.functions(context_) + context_.staging.functions(context_) +
+         context_.mainloop.compute_function(context_);
 }
 
 std::string Composer::gemm_body() const {
@@ -285,6 +311,9 @@ std::string Composer::axis_summary() const {
   line(design::Axis::kTile, str(d.tile.m) + "x" + str(d.tile.n) + "x" + str(d.tile.k), "block tile m x n, k-step");
   line(design::Axis::kRegisterTile, str(d.register_tile.m) + "x" + str(d.register_tile.n), c.mainloop.register_tile_meaning());
   line(design::Axis::kPrefetch, design::to_string(d.prefetch), c.pipeline.describe(c));
+  if (d.prefetch == design::Prefetch::kCpAsync) {
+    line(design::Axis::kPipelineStages, str(d.stages), "the ring's depth: kStages tiles per staged operand, kStages - 1 k-tiles in flight");
+  }
   line(design::Axis::kTensorCore, design::to_string(d.fragment), c.mainloop.describe(c));
   line(design::Axis::kActivation, design::to_string(d.activation), c.epilogue.describe(c));
   line(design::Axis::kSplitK, str(d.split_k), c.split_k.describe(c));

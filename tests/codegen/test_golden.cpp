@@ -112,7 +112,8 @@ E pick(std::mt19937_64& rng) {
   std::vector<E> values;
   for (const E v : design::all_values<E>()) {
     if constexpr (std::is_same_v<E, design::Prefetch>) {
-      if (v == design::Prefetch::kTma) continue;
+      // cp_async joined after the draws (and needs its ring depth): added below, after them.
+      if (v == design::Prefetch::kTma || v == design::Prefetch::kCpAsync) continue;
     }
     if constexpr (std::is_same_v<E, design::Fragment>) {
       if (design::is_wgmma(v)) continue;
@@ -231,6 +232,47 @@ std::vector<Sample> golden_sample() {
       add(padded);
       buffered.shared_pad = design::SharedPad::kWords4;
       add(buffered);
+    }
+    // prefetch cp_async (added after the value: after the draws, so the designs above stay): the
+    // seed with a 3-stage ring; padded with split-K at 4 stages (a slice's k-tiles fewer than
+    // the stages); the uniform branch at 2 stages with reversed lanes; SIMT with shared_pad and
+    // vector4; tensor designs also on their precision's mma.sync shape. Invalid ones (16-bit SIMT,
+    // 16-bit implicit im2col) drop out.
+    if (!design::is_transform(base.seed) && !design::is_hopper(base.seed) && base.seed.staging != design::Staging::kNone) {
+      DesignPoint ring = base.seed;
+      ring.prefetch = design::Prefetch::kCpAsync;
+      ring.stages = 3;
+      add(ring);
+      DesignPoint padded = ring;
+      padded.boundary = design::Boundary::kPadded;
+      padded.split_k = 2;
+      padded.stages = 4;
+      add(padded);
+      DesignPoint branch = ring;
+      branch.boundary = design::Boundary::kUniformBranch;
+      branch.stages = 2;
+      branch.lane_a = design::LaneMap::kReversed;
+      add(branch);
+      if (base.seed.fragment == design::Fragment::kNone) {
+        DesignPoint simt = ring;
+        simt.shared_pad = design::SharedPad::kWords4;
+        simt.stages = 5;
+        if (simt.register_tile.m % 4 == 0 && simt.register_tile.n % 4 == 0) simt.fragment_load = design::FragmentLoad::kVector4;
+        add(simt);
+      } else {
+        DesignPoint mma = ring;
+        mma.fragment = base.seed.fixed.precision == ops::PrecisionPath::tf32 ? design::Fragment::kMmaM16N8K8
+                                                                            : design::Fragment::kMmaM16N8K16;
+        const design::FragmentShape shape = design::fragment_shape(mma.fragment);
+        const design::FragmentShape from = design::fragment_shape(base.seed.fragment);
+        mma.register_tile = {std::max(1, mma.register_tile.m * from.m / shape.m), std::max(1, mma.register_tile.n * from.n / shape.n)};
+        mma.tile = {mma.warps.m * mma.register_tile.m * shape.m, mma.warps.n * mma.register_tile.n * shape.n, mma.tile.k};
+        add(mma);
+        DesignPoint mma_split = mma;
+        mma_split.split_k = 3;
+        mma_split.stages = 4;
+        add(mma_split);
+      }
     }
     // consumer_layout columns on the Hopper seeds (added after the axis: after the draws, so the
     // designs above stay): the consumers side by side over one 64-row slice, with the seed's

@@ -7,7 +7,7 @@ namespace {
 
 class UnrollOffCuda final : public Pipeline {
  public:
-  int buffers() const override { return 1; }
+  int buffers(const Context&) const override { return 1; }
   std::string comment() const override { return ", kept rolled.\n"; }
   std::string loop(const Context& c) const override {
     return "#pragma unroll 1\nfor (idx_t k0 = k_begin; k0 < k_end; k0 += kBK) {\n" + c.staging.fetch(c, "k0") +

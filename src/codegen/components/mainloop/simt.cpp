@@ -59,8 +59,9 @@ class SimtMainloop final : public Mainloop {
   std::string tile_words(const Context& c, char operand) const override { return "kBK * " + tile_ld(c, operand); }
   std::string stash_layout() const override { return " ([k][row])"; }
   std::string stash_store(const Context& c, char operand) const override {
-    return "tile[col * " + tile_ld(c, operand) + " + row] = regs[i];\n";
+    return "tile[" + tile_index(c, operand) + "] = regs[i];\n";
   }
+  std::string tile_index(const Context& c, char operand) const override { return "col * " + tile_ld(c, operand) + " + row"; }
   std::string compute_function(const Context& c) const override {
     const bool staged_a = c.staged('a'), staged_b = c.staged('b');
     const Dialect& x = c.x;

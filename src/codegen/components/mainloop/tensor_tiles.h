@@ -16,9 +16,10 @@ class TensorTilesMainloop : public Mainloop {
   std::string tile_type() const override { return "smem_t"; }
   std::string tile_words(const Context&, char operand) const override { return operand == 'a' ? "kBM * kLd" : "kBN * kLd"; }
   std::string stash_layout() const override { return " ([row][kLd], fragment layout)"; }
-  std::string stash_store(const Context& c, char) const override {
-    return "tile[row * kLd + col] = " + stash_value(c) + ";\n";
+  std::string stash_store(const Context& c, char operand) const override {
+    return "tile[" + tile_index(c, operand) + "] = " + stash_value(c) + ";\n";
   }
+  std::string tile_index(const Context&, char) const override { return "row * kLd + col"; }
   std::string compute_call(const Context& c, const std::string&, const std::string& buf) const override {
     return "compute_tile(As + " + buf + " * " + tile_words(c, 'a') + ", Bs + " + buf + " * " + tile_words(c, 'b') + ", wm, wn, acc);\n";
   }

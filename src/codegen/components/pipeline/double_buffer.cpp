@@ -7,7 +7,7 @@ namespace {
 
 class DoubleBuffer final : public Pipeline {
  public:
-  int buffers() const override { return 2; }
+  int buffers(const Context&) const override { return 2; }
   std::string comment() const override { return ": two shared tiles; the next k-tile is stored into the idle one.\n"; }
   std::string loop(const Context& c) const override {
     // The slice may be empty (split-K); the branch is uniform over the block.

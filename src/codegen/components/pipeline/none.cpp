@@ -6,7 +6,7 @@ namespace {
 
 class NoPrefetch final : public Pipeline {
  public:
-  int buffers() const override { return 1; }
+  int buffers(const Context&) const override { return 1; }
   std::string comment() const override { return ".\n"; }
   std::string loop(const Context& c) const override {
     return "for (idx_t k0 = k_begin; k0 < k_end; k0 += kBK) {\n" + c.staging.fetch(c, "k0") + c.staging.stash(c, "0") +

@@ -7,7 +7,7 @@ namespace {
 
 class RegisterPrefetch final : public Pipeline {
  public:
-  int buffers() const override { return 1; }
+  int buffers(const Context&) const override { return 1; }
   std::string comment() const override { return ": the next k-tile is fetched into registers during the current one.\n"; }
   std::string loop(const Context& c) const override {
     // The slice may be empty (split-K); the branch is uniform over the block.

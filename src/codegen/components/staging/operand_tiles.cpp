@@ -14,15 +14,25 @@ class OperandTiles final : public Staging {
   bool stages(char operand) const override { return operand == 'a' ? kA : kB; }
   std::string constants(const Context& c) const override {
     std::ostringstream s;
-    if (kA || kB) s << "constexpr int kBuffers = " << c.pipeline.buffers() << ";\n";
+    if (kA || kB) s << "constexpr int kBuffers = " << c.pipeline.buffers(c) << ";\n";
+    if ((kA || kB) && c.d.prefetch == design::Prefetch::kCpAsync) {
+      s << "constexpr int kStages = kBuffers;  // the ring: kStages tiles per staged operand\n";
+    }
+    if (c.pipeline.async_copies()) {
+      // One 4-byte cp.async copies kCopyElems tile elements (a pair along k for 16-bit tiles).
+      s << "constexpr int kCopyElems = " << copy_elems(c) << ";  // tile elements per 4-byte cp.async\n";
+      if (kA) s << "constexpr int kACopies = (kBM * kBK / kCopyElems + kThreads - 1) / kThreads;\n";
+      if (kB) s << "constexpr int kBCopies = (kBN * kBK / kCopyElems + kThreads - 1) / kThreads;\n";
+      return s.str();
+    }
     if (kA) s << "constexpr int kAPerThread = (kBM * kBK + kThreads - 1) / kThreads;\n";
     if (kB) s << "constexpr int kBPerThread = (kBN * kBK + kThreads - 1) / kThreads;\n";
     return s.str();
   }
   std::string functions(const Context& c) const override {
     std::string s;
-    if (kA) s += fetch_stash(c, 'a');
-    if (kB) s += fetch_stash(c, 'b');
+    if (kA) s += c.pipeline.async_copies() ? async_copy(c, 'a') : fetch_stash(c, 'a');
+    if (kB) s += c.pipeline.async_copies() ? async_copy(c, 'b') : fetch_stash(c, 'b');
     return s;
   }
   std::string tiles(const Context& c) const override {
@@ -34,9 +44,22 @@ class OperandTiles final : public Staging {
       s << tile_t << "* Bs = reinterpret_cast<" << tile_t << "*>(smem)"
         << (kA ? " + kBuffers * " + c.mainloop.tile_words(c, 'a') : "") << ";\n";
     }
+    if (c.pipeline.async_copies()) return s.str();  // cp.async: no registers between global and the tiles
     if (kA) s << "float a_regs[kAPerThread];\n";
     if (kB) s << "float b_regs[kBPerThread];\n";
     return s.str();
+  }
+  std::string copy(const Context& c, const std::string& k0, const std::string& buf) const override {
+    std::string out;
+    if (kA) {
+      out += "copy_a<{G}>(p, " + c.source('a') + ", " + c.fetch_base('a') + ", m0, " + k0 + ", k_end, t_id, As + " + buf +
+             " * " + c.mainloop.tile_words(c, 'a') + ");";
+    }
+    if (kB) {
+      out += (out.empty() ? "" : "\n") + std::string("copy_b<{G}>(p, ") + c.source('b') + ", " + c.fetch_base('b') +
+             ", n0, " + k0 + ", k_end, t_id, Bs + " + buf + " * " + c.mainloop.tile_words(c, 'b') + ");";
+    }
+    return c.boundary.dispatch(out, k0);
   }
   std::string fetch(const Context& c, const std::string& k0) const override {
     std::string out;
@@ -59,6 +82,54 @@ class OperandTiles final : public Staging {
   }
 
  private:
+  // Tile elements per 4-byte cp.async: 1 for fp32 tiles, a pair along k for 16-bit tensor tiles
+  // (validity's cp-async-element rule keeps the pair contiguous and aligned in global memory).
+  static int copy_elems(const Context& c) { return design::cuda_tile_element_bytes(c.d) == 2 ? 2 : 1; }
+
+  // prefetch cp_async: copy_<operand> issues this thread's cp.async copies of one k-tile into one
+  // ring stage (the same elements fetch would load, in the layout stash would store).
+  static std::string async_copy(const Context& c, char operand) {
+    const design::DesignPoint& d = c.d;
+    const Dialect& x = c.x;
+    const bool is_a = operand == 'a';
+    const std::string X = is_a ? "A" : "B";
+    const std::string rows = is_a ? "kBM" : "kBN";
+    const std::string copies = is_a ? "kACopies" : "kBCopies";
+    const bool contiguous_k = is_a ? a_contiguous_in_k(d) : b_contiguous_in_k(d);
+    const design::LaneMap lane = is_a ? d.lane_a : d.lane_b;
+    const bool k_fastest = contiguous_k == (lane == design::LaneMap::kForward);
+    const int elems = copy_elems(c);
+    const std::int64_t units = std::int64_t(is_a ? d.tile.m : d.tile.n) * d.tile.k / elems;
+    const bool remainder = units % d.fixed.block_size != 0;
+    const std::string row0 = is_a ? "m0" : "n0";
+    std::ostringstream s;
+    s << "// Copy of the " << X << " tile (" << rows << " x kBK) into one ring stage by cp.async, lane mapping "
+      << design::to_string(lane) << ": "
+      << (elems == 1 ? "one element a copy" : "a pair of elements along k a copy (src-size 2 when only the first is inside)")
+      << "; elements outside the problem are zero-filled.\n";
+    s << "template <bool kGuard>\n";
+    s << x.device_fn() << " void copy_" << operand << "(const Params& p, const elem_t* src, idx_t base, idx_t " << row0
+      << ", idx_t k0, idx_t k_end, int t, " << c.mainloop.tile_type() << "* tile) {\n";
+    s << "for (int i = 0; i < " << copies << "; ++i) {\nconst int e = t + i * kThreads;\n";
+    if (remainder) s << "if (e >= " << rows << " * kBK / kCopyElems) break;  // the tile's last copies are fewer than the threads\n";
+    if (k_fastest) {
+      s << "const int row = e / (kBK / kCopyElems), col = e % (kBK / kCopyElems) * kCopyElems;  // consecutive threads walk k\n";
+    } else {
+      s << "const int col = e / " << rows << " * kCopyElems, row = e % " << rows << ";  // consecutive threads walk "
+        << (is_a ? "m" : "n") << "\n";
+    }
+    s << "idx_t offset;\nconst bool ok = where_" << operand << "<kGuard>(p, base, " << row0 << " + row, k0 + col, k_end, offset);\n";
+    if (elems == 1) {
+      s << "cp_async4(tile + " << c.mainloop.tile_index(c, operand) << ", src + offset, ok ? 4 : 0);\n";
+    } else {
+      s << "idx_t next;  // the pair's second element, src[offset + 1] (K-contiguous operand)\n"
+        << "const bool ok_next = where_" << operand << "<kGuard>(p, base, " << row0 << " + row, k0 + col + 1, k_end, next);\n"
+        << "cp_async4(tile + " << c.mainloop.tile_index(c, operand) << ", src + offset, ok ? (ok_next ? 4 : 2) : 0);\n";
+    }
+    s << "}\n}\n\n";
+    return s.str();
+  }
+
   static std::string fetch_stash(const Context& c, char operand) {
     const design::DesignPoint& d = c.d;
     const Dialect& x = c.x;

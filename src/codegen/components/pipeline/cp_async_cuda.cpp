@@ -1,0 +1,64 @@
+// prefetch = cp_async on CUDA: the staged tiles are a ring of kStages (pipeline_stages) shared
+// tiles filled kStages - 1 k-tiles ahead by cp.async (global -> shared without a register round
+// trip; elements outside the problem zero-filled by the copy), one commit group per k-tile, as
+// the sm80 multistage kernels of CUTLASS and cuBLAS do.
+#include "codegen/component.h"
+
+namespace vxsynth::codegen {
+namespace {
+
+class CpAsyncCuda final : public Pipeline {
+ public:
+  int buffers(const Context& c) const override { return c.d.stages; }
+  bool async_copies() const override { return true; }
+  std::string comment() const override {
+    return ": a ring of kStages shared tiles, kStages - 1 k-tiles in flight by cp.async.\n";
+  }
+  std::string functions(const Context&) const override {
+    return R"src(// prefetch cp_async: global -> shared copies without a register round trip (sm_80 and later).
+// A copy of 4 bytes whose src-size is below 4 zero-fills the rest: src-size 0 is an element
+// outside the problem, whose (clamped, in-tensor) source address is then not read.
+__device__ __forceinline__ void cp_async4(void* dst, const void* src, int src_bytes) {
+const unsigned smem_dst = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_dst), "l"(src), "r"(src_bytes) : "memory");
+}
+// Closes this thread's copies issued since the last commit into one group (one per k-tile).
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits until at most kPending of this thread's groups are in flight.
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory"); }
+
+)src";
+  }
+  std::string loop(const Context& c) const override {
+    std::string s;
+    s += "// Tile kt of the slice lives in stage kt % kStages. Before tile kt is computed, kStages - 1 + kt\n"
+         "// groups were committed (one per k-tile, empty ones past the slice's end), so waiting until\n"
+         "// kStages - 2 are pending means this thread's copies of tile kt landed; the barrier then makes\n"
+         "// every thread's visible, and says every thread finished tile kt - 1, whose stage is refilled next.\n";
+    s += "{\n";
+    s += "const idx_t k_tiles = k_begin < k_end ? (k_end - k_begin + kBK - 1) / kBK : 0;  // 0: an empty split-K slice\n";
+    s += "for (int stage = 0; stage < kStages - 1; ++stage) {\nif (stage < k_tiles) {\n";
+    s += "const idx_t k_copy = k_begin + stage * kBK;\n" + c.staging.copy(c, "k_copy", "stage") + "}\ncp_async_commit();\n}\n";
+    s += "for (idx_t kt = 0; kt < k_tiles; ++kt) {\ncp_async_wait<kStages - 2>();\n__syncthreads();\n";
+    s += "const idx_t k_fill = kt + kStages - 1;\nif (k_fill < k_tiles) {\n";
+    s += "const idx_t k_copy = k_begin + k_fill * kBK;\n" + c.staging.copy(c, "k_copy", "static_cast<int>(k_fill % kStages)") +
+         "}\ncp_async_commit();\n";
+    s += "const idx_t k0 = k_begin + kt * kBK;  // read by compute_tile only when an operand is unstaged\n(void)k0;\n"
+         "const int stage = static_cast<int>(kt % kStages);\n";
+    s += c.mainloop.compute_call(c, "k0", "stage") + "}\n";
+    s += "cp_async_wait<0>();  // nothing in flight past the mainloop\n"
+         "__syncthreads();     // every thread is done with the ring (the epilogue may reuse it)\n}\n";
+    return s;
+  }
+  std::string describe(const Context&) const override {
+    return "a ring of kStages shared tiles filled kStages - 1 k-tiles ahead by cp.async (4-byte copies, "
+           "src-size 0 zero-fills elements outside the problem), one commit group per k-tile, "
+           "cp.async.wait_group kStages - 2 + __syncthreads() before each k-tile";
+  }
+};
+
+REGISTER_COMPONENT(Pipeline, CpAsyncCuda, {"cp_async"}, {Backend::kCuda});
+
+}  // namespace
+}  // namespace vxsynth::codegen
