@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "design/move.h"
 #include "design/sample.h"
 #include "design/seed.h"
 
@@ -73,6 +74,65 @@ inline std::vector<DesignPoint> family_sample(const std::string& family, Precisi
   for (auto& d : design::random_designs(seed, random_count, 0x5eed + out.size() * 31 + family.size(), 5)) {
     if (names.insert(design::procedural_name(d)).second) out.push_back(std::move(d));
   }
+  return out;
+}
+
+// prefetch cp_async designs on odd shapes (docs/design-space.md, "prefetch cp_async"): every
+// boundary, split-K with an empty slice (K = 29, k-step 8, 3 slices of 2 k-tiles: the third starts
+// past K) and slices with fewer k-tiles than stages, one staged operand, reversed lanes,
+// shared_pad and vector4 on SIMT; tf32 and 16-bit tensor tiles (pairs along k) with WMMA and
+// mma.sync, implicit-GEMM convolutions. Every design is valid (apply_settings throws otherwise).
+inline std::vector<DesignPoint> cp_async_sample() {
+  using design::Move;
+  std::vector<DesignPoint> out;
+  auto with = [&out](const DesignPoint& d, std::vector<std::string> sets) {
+    sets.insert(sets.begin(), "prefetch=cp_async");
+    out.push_back(design::apply_settings(d, sets, "cp_async sample"));
+  };
+  auto fragment = [](const DesignPoint& d, const std::string& shape) {
+    return design::apply(d, Move{design::Axis::kTensorCore, "to:" + shape, "", std::nullopt});
+  };
+  const auto gelu = ops::Activation::gelu;
+  // SIMT fp32: linear 37 x 53 x 29.
+  const DesignPoint linear = design::seed_design(ops::make_linear("linear", PrecisionPath::fp32, 37, 53, 29, true, gelu),
+                                                 EngineClass::kSimt, 128);
+  with(linear, {});
+  with(linear, {"boundary=padded", "pipeline_stages=5", "shared_pad=words4"});
+  with(linear, {"boundary=uniform_branch", "pipeline_stages=2", "lane_a=reversed"});
+  with(linear, {"split_k=3", "pipeline_stages=5"});  // an empty third slice; slices of 2 k-tiles < 5 stages
+  with(linear, {"split_k=3", "boundary=padded", "pipeline_stages=3"});
+  with(linear, {"shared_staging=a", "pipeline_stages=4", "boundary=uniform_branch"});
+  with(linear, {"shared_staging=b", "lane_b=reversed", "read_once=streaming"});
+  with(linear, {"fragment_load=vector4", "shared_pad=words4", "pipeline_stages=4"});
+  // SIMT fp32 matmul with both transposes (A [K][M]: the copy walks m), and the family's matmul.
+  with(design::seed_design(ops::make_matmul("matmul.ta", PrecisionPath::fp32, {3}, {1}, 29, 45, 67, true, false),
+                           EngineClass::kSimt, 64),
+       {"pipeline_stages=3"});
+  with(design::seed_design(family_op("matmul", PrecisionPath::fp32), EngineClass::kSimt, 64), {"split_k=2", "lane_b=reversed"});
+  // SIMT tf32 / fp32 implicit-GEMM convolutions (zero padding of the input through src-size 0).
+  with(design::seed_design(family_op("conv1d", PrecisionPath::tf32), EngineClass::kSimt, 128), {"pipeline_stages=4"});
+  with(design::seed_design(family_op("conv1d", PrecisionPath::fp32), EngineClass::kSimt, 128), {"boundary=padded"});
+  with(design::seed_design(family_op("conv2d", PrecisionPath::fp32), EngineClass::kSimt, 256),
+       {"boundary=uniform_branch", "split_k=2"});
+  // tf32 tensor tiles (fp32 elements, rounded when the fragments are loaded): mma.sync and WMMA.
+  const DesignPoint conv2d_tf32 = design::seed_design(family_op("conv2d", PrecisionPath::tf32), EngineClass::kTensorCore, 256);
+  with(fragment(conv2d_tf32, "mma_m16n8k8"), {"pipeline_stages=3"});
+  with(fragment(conv2d_tf32, "mma_m16n8k8"), {"pipeline_stages=4", "boundary=uniform_branch"});  // K = 27: one k-tile
+  const DesignPoint conv1d_tf32 = design::seed_design(family_op("conv1d", PrecisionPath::tf32), EngineClass::kTensorCore, 128);
+  with(conv1d_tf32, {"pipeline_stages=4", "boundary=padded"});
+  with(fragment(conv1d_tf32, "mma_m16n8k8"), {"split_k=2", "pipeline_stages=3"});  // K = 60: a k-tile a slice
+  with(design::seed_design(family_op("linear", PrecisionPath::tf32), EngineClass::kTensorCore, 128), {"lane_b=reversed"});
+  // 16-bit tensor tiles: pairs along k of K-contiguous operands with an even K, or padded copies.
+  const DesignPoint linear_bf16 =
+      design::seed_design(ops::make_linear("linear.bf16", PrecisionPath::bf16, 37, 53, 70, true, gelu), EngineClass::kTensorCore, 128);
+  with(fragment(linear_bf16, "mma_m16n8k16"), {"pipeline_stages=3"});
+  with(linear_bf16, {"split_k=2", "pipeline_stages=2", "lane_a=reversed"});
+  with(design::seed_design(ops::make_matmul("matmul.fp16", PrecisionPath::fp16, {3}, {1}, 29, 45, 68, false, true),
+                           EngineClass::kTensorCore, 64),
+       {"pipeline_stages=4", "boundary=uniform_branch"});
+  with(design::seed_design(family_op("conv2d", PrecisionPath::bf16), EngineClass::kTensorCore, 256), {"boundary=padded"});
+  with(fragment(design::seed_design(family_op("linear", PrecisionPath::fp16), EngineClass::kTensorCore, 128), "mma_m16n8k16"),
+       {"boundary=padded", "pipeline_stages=3"});  // K = 71: the padded copy aligns the pairs
   return out;
 }
 

@@ -4,6 +4,7 @@
 // every family and precision path, and tensor-core designs on the Vortex tensor unit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -51,6 +52,21 @@ TEST(Vortex, TensorCoreSamplePassesOnTheSimulator) {
   const auto seen = axis_values(designs);
   EXPECT_EQ(seen.at("tensor_core").size(), 6u);  // every WMMA and mma.sync shape
   run_all(designs, "vortex-tensor");
+}
+
+// prefetch cp_async on Vortex: the same ring of kStages local tiles, filled by synchronous word
+// copies with the barriers where the CUDA side has them, computes the CPU reference's results on
+// the cp_async sample's odd shapes (an empty split-K slice, slices with fewer k-tiles than
+// stages, every boundary, 16-bit pairs).
+TEST(Vortex, CpAsyncDesignsPassOnTheSimulator) {
+  const auto designs = cp_async_sample();
+  for (const auto& d : designs) {
+    const auto files = emit_vortex(d, VortexCheck{1.5e-3, 2.5e-2, 7});
+    const auto kernel = std::find_if(files.begin(), files.end(), [](const auto& f) { return f.name == "kernel.cpp"; });
+    ASSERT_NE(kernel, files.end());
+    EXPECT_NE(kernel->text.find("Vortex has no asynchronous copy"), std::string::npos) << design::procedural_name(d);
+  }
+  run_all(designs, "vortex-cp-async");
 }
 
 }  // namespace
