@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "design/hopper_family.h"
 #include "design/neighbours.h"
 #include "design/validity.h"
 
@@ -29,6 +30,23 @@ const RevisionRecord* find_record(const ChainState& c, int revision) {
 }
 
 bool has_signature(const RevisionRecord& r) { return r.d.has_value(); }
+
+// A value with a prior of its own above its axis's row (ours). prefetch cp_async: the vendor's
+// sm80 SIMT and tf32 kernels (cutlass_80_simt_sgemm_128x64_8x5, sm80_xmma_..._stage3, act-5's
+// cuDNN conv) stage with a multi-stage cp.async ring, and our register/double-buffer proxies ran
+// 1.2-4x slower at the same DRAM bytes (act-3: 105 against 217 GB/s): DRAM bandwidth and SM
+// throughput were those chains' largest distances, so the step is expected to cut them first.
+// The ring's depth (pipeline_stages outside the Hopper family) moves the same two, less.
+double move_response(const ResponseTable& table, const Move& m, const design::DesignPoint& d, MetricId metric) {
+  double v = table[design::index_of(m.axis)][signature::index_of(metric)];
+  const bool dram_or_sm = metric == MetricId::kDramBandwidth || metric == MetricId::kComputeThroughput;
+  if (m.axis == Axis::kPrefetch && m.direction == "to:" + design::to_string(design::Prefetch::kCpAsync)) {
+    if (dram_or_sm) v = std::max(v, 0.15);
+    if (metric == MetricId::kOccupancy) v = std::max(v, 0.05);  // the ring takes shared memory
+  }
+  if (m.axis == Axis::kPipelineStages && !design::is_hopper(d) && dram_or_sm) v = std::max(v, 0.05);
+  return v;
+}
 
 }  // namespace
 
@@ -210,7 +228,8 @@ std::vector<Proposal> BuiltinStrategy::propose(const ChainState& chain, int widt
     for (const auto& m : moves) {
       for (std::size_t i = 0; i < signature::kMetricCount; ++i) {
         const double remaining = chain.current_distances[i].value_or(0.0);
-        cut[i] = std::max(cut[i], std::min(table[design::index_of(m.axis)][i], remaining));
+        const MetricId metric = static_cast<MetricId>(i);  // index_of is the cast back
+        cut[i] = std::max(cut[i], std::min(move_response(table, m, chain.current, metric), remaining));
       }
     }
     double score = 0;
