@@ -206,6 +206,40 @@ TEST(BuiltinStrategy, ProposesValidUntriedMovesDeterministically) {
   for (const auto& p : recorded) EXPECT_TRUE(store.get(design_key(p.design))) << design::to_string(p.moves);
 }
 
+// prefetch cp_async is tried first where speed is the gap: on the fp32 SIMT ACT linears' and
+// act-5's locks, with DRAM bandwidth and SM throughput their largest distances (as on the H200),
+// the step to cp_async is the first proposal; after it, the ring's depth steps are proposed.
+TEST(BuiltinStrategy, CpAsyncComesFirstWhereDramAndSmThroughputAreTheGap) {
+  for (const char* bench : {"act-1-linear", "act-2-linear", "act-3-linear", "act-4-linear", "act-5-conv2d"}) {
+    SCOPED_TRACE(bench);
+    ChainState s;
+    s.name = bench;
+    s.current = design::read_design(std::string("../suite/vx-robotics/h200/") + bench + "/design.json");
+    for (auto& v : s.current_distances) v = 0.02;
+    s.current_distances[signature::index_of(signature::MetricId::kDramBandwidth)] = 0.3;
+    s.current_distances[signature::index_of(signature::MetricId::kComputeThroughput)] = 0.25;
+    s.evaluated.insert(design_key(s.current));
+    BuiltinStrategy strategy;
+    const auto all = [](const Candidate&) { return true; };
+    const auto first = strategy.propose(s, 1, all);
+    ASSERT_EQ(first.size(), 1u);
+    ASSERT_EQ(first[0].moves.size(), 1u);
+    EXPECT_EQ(first[0].moves[0].axis, design::Axis::kPrefetch);
+    EXPECT_EQ(first[0].moves[0].direction, "to:cp_async");
+    EXPECT_EQ(first[0].design.prefetch, design::Prefetch::kCpAsync);
+    // On the cp_async design the ring's depth is proposed (up: 4 stages), and leaving cp_async is
+    // not proposed first.
+    s.current = first[0].design;
+    s.evaluated.insert(design_key(s.current));
+    const auto next = strategy.propose(s, 100, all);
+    ASSERT_FALSE(next.empty());
+    EXPECT_NE(next[0].moves[0].axis, design::Axis::kPrefetch);
+    bool up = false;
+    for (const auto& p : next) up |= p.moves[0].axis == design::Axis::kPipelineStages && p.design.stages == 4;
+    EXPECT_TRUE(up);
+  }
+}
+
 TEST(BuiltinStrategy, RevisitsAFailedAxisAndPairsWhenSinglesStall) {
   ChainState s = pi0_state();
   BuiltinStrategy strategy(BuiltinOptions{2, {}});
