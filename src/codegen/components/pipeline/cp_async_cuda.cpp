@@ -32,21 +32,23 @@ __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_gr
   }
   std::string loop(const Context& c) const override {
     std::string s;
-    s += "// Tile kt of the slice lives in stage kt % kStages. Before tile kt is computed, kStages - 1 + kt\n"
-         "// groups were committed (one per k-tile, empty ones past the slice's end), so waiting until\n"
-         "// kStages - 2 are pending means this thread's copies of tile kt landed; the barrier then makes\n"
-         "// every thread's visible, and says every thread finished tile kt - 1, whose stage is refilled next.\n";
+    s += "// Tile kt of the slice lives in stage kt % kStages (`stage`; `fill` = the stage of tile kt - 1,\n"
+         "// refilled with tile kt + kStages - 1). Before tile kt is computed, kStages - 1 + kt groups were\n"
+         "// committed (one per k-tile, empty ones past the slice's end), so waiting until kStages - 2 are\n"
+         "// pending means this thread's copies of tile kt landed; the barrier then makes every thread's\n"
+         "// visible, and says every thread finished tile kt - 1, so its stage can be refilled.\n";
     s += "{\n";
     s += "const idx_t k_tiles = k_begin < k_end ? (k_end - k_begin + kBK - 1) / kBK : 0;  // 0: an empty split-K slice\n";
     s += "for (int stage = 0; stage < kStages - 1; ++stage) {\nif (stage < k_tiles) {\n";
     s += "const idx_t k_copy = k_begin + stage * kBK;\n" + c.staging.copy(c, "k_copy", "stage") + "}\ncp_async_commit();\n}\n";
+    s += "int stage = 0, fill = kStages - 1;\n";
     s += "for (idx_t kt = 0; kt < k_tiles; ++kt) {\ncp_async_wait<kStages - 2>();\n__syncthreads();\n";
-    s += "const idx_t k_fill = kt + kStages - 1;\nif (k_fill < k_tiles) {\n";
-    s += "const idx_t k_copy = k_begin + k_fill * kBK;\n" + c.staging.copy(c, "k_copy", "static_cast<int>(k_fill % kStages)") +
+    s += "if (kt + kStages - 1 < k_tiles) {\n";
+    s += "const idx_t k_copy = k_begin + (kt + kStages - 1) * kBK;\n" + c.staging.copy(c, "k_copy", "fill") +
          "}\ncp_async_commit();\n";
-    s += "const idx_t k0 = k_begin + kt * kBK;  // read by compute_tile only when an operand is unstaged\n(void)k0;\n"
-         "const int stage = static_cast<int>(kt % kStages);\n";
-    s += c.mainloop.compute_call(c, "k0", "stage") + "}\n";
+    s += "const idx_t k0 = k_begin + kt * kBK;  // read by compute_tile only when an operand is unstaged\n(void)k0;\n";
+    s += c.mainloop.compute_call(c, "k0", "stage");
+    s += "stage = stage + 1 == kStages ? 0 : stage + 1;\nfill = fill + 1 == kStages ? 0 : fill + 1;\n}\n";
     s += "cp_async_wait<0>();  // nothing in flight past the mainloop\n"
          "__syncthreads();     // every thread is done with the ring (the epilogue may reuse it)\n}\n";
     return s;

@@ -14,19 +14,21 @@ class CpAsyncVortex final : public Pipeline {
   }
   std::string loop(const Context& c) const override {
     std::string s;
-    s += "// Tile kt of the slice lives in stage kt % kStages. The barrier before tile kt says every\n"
-         "// thread stored it, and finished tile kt - 1, whose stage is refilled next.\n";
+    s += "// Tile kt of the slice lives in stage kt % kStages (`stage`; `fill` = the stage of tile kt - 1,\n"
+         "// refilled with tile kt + kStages - 1). The barrier before tile kt says every thread stored it,\n"
+         "// and finished tile kt - 1, so its stage can be refilled.\n";
     s += "{\n";
     s += "const idx_t k_tiles = k_begin < k_end ? (k_end - k_begin + kBK - 1) / kBK : 0;  // 0: an empty split-K slice\n";
     s += "for (int stage = 0; stage < kStages - 1; ++stage) {\nif (stage < k_tiles) {\n";
     s += "const idx_t k_copy = k_begin + stage * kBK;\n" + c.staging.fetch(c, "k_copy") + c.staging.stash(c, "stage") + "}\n}\n";
+    s += "int stage = 0, fill = kStages - 1;\n";
     s += "for (idx_t kt = 0; kt < k_tiles; ++kt) {\n__syncthreads();\n";
-    s += "const idx_t k_fill = kt + kStages - 1;\nif (k_fill < k_tiles) {\n";
-    s += "const idx_t k_copy = k_begin + k_fill * kBK;\n" + c.staging.fetch(c, "k_copy") +
-         c.staging.stash(c, "(int)(k_fill % kStages)") + "}\n";
-    s += "const idx_t k0 = k_begin + kt * kBK;  // read by compute_tile only when an operand is unstaged\n(void)k0;\n"
-         "const int stage = (int)(kt % kStages);\n";
-    s += c.mainloop.compute_call(c, "k0", "stage") + "}\n";
+    s += "if (kt + kStages - 1 < k_tiles) {\n";
+    s += "const idx_t k_copy = k_begin + (kt + kStages - 1) * kBK;\n" + c.staging.fetch(c, "k_copy") +
+         c.staging.stash(c, "fill") + "}\n";
+    s += "const idx_t k0 = k_begin + kt * kBK;  // read by compute_tile only when an operand is unstaged\n(void)k0;\n";
+    s += c.mainloop.compute_call(c, "k0", "stage");
+    s += "stage = stage + 1 == kStages ? 0 : stage + 1;\nfill = fill + 1 == kStages ? 0 : fill + 1;\n}\n";
     s += "__syncthreads();  // every thread is done with the ring (the epilogue and the next CTA of the slot reuse it)\n}\n";
     return s;
   }
