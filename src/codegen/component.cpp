@@ -54,6 +54,23 @@ std::string with_guard(const std::string& fmt, const std::string& guard) {
   return out;
 }
 
+int cp_async_elements(const DesignPoint& d, char operand) {
+  const int bytes = design::cuda_tile_element_bytes(d);
+  if (bytes == 2) return 2;  // validity's cp-async-element keeps the pairs contiguous and aligned
+  if (d.fragment == design::Fragment::kNone) return 1;  // SIMT tiles are [k][row]: k is not contiguous there
+  const bool is_a = operand == 'a';
+  const bool k_fastest = (is_a ? a_contiguous_in_k(d) : b_contiguous_in_k(d)) &&
+                         (is_a ? d.lane_a : d.lane_b) == design::LaneMap::kForward;
+  if (!k_fastest || d.tile.k % 4 != 0) return 1;
+  // Padded copies are [batch][rows][Kp] with Kp a multiple of the k-step, 256-byte aligned slices:
+  // every group of four k is in range and 16-byte aligned. Otherwise K must be compiled in (other
+  // K are declined) as a multiple of 4, so rows, batch bases and slice ends (multiples of the
+  // k-step) keep groups whole and aligned; an implicit im2col row is not contiguous.
+  if (d.boundary == design::Boundary::kPadded) return 4;
+  if (is_a && is_conv(d)) return 1;
+  return d.k_range == design::KRange::kFixed && d.fixed.shape.k % 4 == 0 ? 4 : 1;
+}
+
 bool a_contiguous_in_k(const DesignPoint& d) {
   if (d.boundary == design::Boundary::kPadded) return true;  // the padded copy is [batch][Mp][Kp]
   switch (d.op.kind) {

@@ -275,6 +275,11 @@ bool a_contiguous_in_k(const design::DesignPoint& d);
 bool b_contiguous_in_k(const design::DesignPoint& d);
 bool is_conv(const design::DesignPoint& d);
 bool channels_last(const design::DesignPoint& d);
+// prefetch cp_async on CUDA: tile elements one cp.async copies for this operand: 4 (one 16-byte
+// cp.async.cg: a tf32 tensor tile whose operand is K-contiguous with every group of four k in
+// range together and 16-byte aligned: padded copies, or K compiled in as a multiple of 4 and no
+// implicit im2col), 2 (a 4-byte pair along k of a 16-bit tile), else 1 (4 bytes).
+int cp_async_elements(const design::DesignPoint& d, char operand);
 // Replaces every "{G}" with the guard argument.
 std::string with_guard(const std::string& fmt, const std::string& guard);
 

@@ -121,6 +121,11 @@ inline std::vector<DesignPoint> cp_async_sample() {
   const DesignPoint conv1d_tf32 = design::seed_design(family_op("conv1d", PrecisionPath::tf32), EngineClass::kTensorCore, 128);
   with(conv1d_tf32, {"pipeline_stages=4", "boundary=padded"});
   with(fragment(conv1d_tf32, "mma_m16n8k8"), {"split_k=2", "pipeline_stages=3"});  // K = 60: a k-tile a slice
+  // 16-byte copies (cp.async.cg): K compiled in as a multiple of 4 (B; the implicit im2col A stays
+  // 4-byte), and both operands of a K-fixed tf32 linear with split-K.
+  with(fragment(conv1d_tf32, "mma_m16n8k8"), {"k_range=fixed", "pipeline_stages=2"});
+  with(design::seed_design(ops::make_linear("linear.tf32", PrecisionPath::tf32, 37, 53, 72, true, gelu), EngineClass::kTensorCore, 128),
+       {"k_range=fixed", "split_k=2", "pipeline_stages=3", "boundary=uniform_branch"});
   with(design::seed_design(family_op("linear", PrecisionPath::tf32), EngineClass::kTensorCore, 128), {"lane_b=reversed"});
   // 16-bit tensor tiles: pairs along k of K-contiguous operands with an even K, or padded copies.
   const DesignPoint linear_bf16 =

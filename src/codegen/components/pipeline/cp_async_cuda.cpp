@@ -14,21 +14,13 @@ class CpAsyncCuda final : public Pipeline {
   std::string comment() const override {
     return ": a ring of kStages shared tiles, kStages - 1 k-tiles in flight by cp.async.\n";
   }
-  std::string functions(const Context&) const override {
-    return R"src(// prefetch cp_async: global -> shared copies without a register round trip (sm_80 and later).
-// A copy of 4 bytes whose src-size is below 4 zero-fills the rest: src-size 0 is an element
-// outside the problem, whose (clamped, in-tensor) source address is then not read.
-__device__ __forceinline__ void cp_async4(void* dst, const void* src, int src_bytes) {
-const unsigned smem_dst = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_dst), "l"(src), "r"(src_bytes) : "memory");
-}
-// Closes this thread's copies issued since the last commit into one group (one per k-tile).
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-// Waits until at most kPending of this thread's groups are in flight.
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory"); }
-
-)src";
+  std::string functions(const Context& c) const override {
+    bool word = false, vector = false;  // which copy sizes the staged operands use
+    for (const char operand : {'a', 'b'}) {
+      if (!c.staged(operand)) continue;
+      (cp_async_elements(c.d, operand) == 4 ? vector : word) = true;
+    }
+    return primitives(word) + (vector ? vector_copy() : "");
   }
   std::string loop(const Context& c) const override {
     std::string s;
@@ -53,10 +45,47 @@ __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_gr
          "__syncthreads();     // every thread is done with the ring (the epilogue may reuse it)\n}\n";
     return s;
   }
-  std::string describe(const Context&) const override {
-    return "a ring of kStages shared tiles filled kStages - 1 k-tiles ahead by cp.async (4-byte copies, "
-           "src-size 0 zero-fills elements outside the problem), one commit group per k-tile, "
+  std::string describe(const Context& c) const override {
+    auto size = [&c](char operand) {
+      const int e = cp_async_elements(c.d, operand);
+      return std::string(1, static_cast<char>(operand - 'a' + 'A')) + (e == 4 ? " 16-byte" : e == 2 ? " 4-byte pair" : " 4-byte");
+    };
+    std::string sizes;
+    if (c.staged('a')) sizes += size('a');
+    if (c.staged('b')) sizes += (sizes.empty() ? "" : ", ") + size('b');
+    return "a ring of kStages shared tiles filled kStages - 1 k-tiles ahead by cp.async (" + sizes +
+           " copies, src-size 0 zero-fills elements outside the problem), one commit group per k-tile, "
            "cp.async.wait_group kStages - 2 + __syncthreads() before each k-tile";
+  }
+ private:
+  static std::string primitives(bool word) {
+    std::string s = R"src(// prefetch cp_async: global -> shared copies without a register round trip (sm_80 and later).
+// A copy whose src-size is below its size zero-fills the rest: src-size 0 is an element outside
+// the problem, whose (clamped, in-tensor) source address is then not read.
+)src";
+    if (word) {
+      s += R"src(__device__ __forceinline__ void cp_async4(void* dst, const void* src, int src_bytes) {
+const unsigned smem_dst = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_dst), "l"(src), "r"(src_bytes) : "memory");
+}
+)src";
+    }
+    return s + R"src(// Closes this thread's copies issued since the last commit into one group (one per k-tile).
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits until at most kPending of this thread's groups are in flight.
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory"); }
+
+)src";
+  }
+  static std::string vector_copy() {
+    return R"src(// 16 bytes (four fp32 along k; source and destination 16-byte aligned), bypassing L1 (.cg).
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, int src_bytes) {
+const unsigned smem_dst = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_dst), "l"(src), "r"(src_bytes) : "memory");
+}
+
+)src";
   }
 };
 

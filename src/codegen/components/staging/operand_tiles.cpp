@@ -19,10 +19,16 @@ class OperandTiles final : public Staging {
       s << "constexpr int kStages = kBuffers;  // the ring: kStages tiles per staged operand\n";
     }
     if (c.pipeline.async_copies()) {
-      // One 4-byte cp.async copies kCopyElems tile elements (a pair along k for 16-bit tiles).
-      s << "constexpr int kCopyElems = " << copy_elems(c) << ";  // tile elements per 4-byte cp.async\n";
-      if (kA) s << "constexpr int kACopies = (kBM * kBK / kCopyElems + kThreads - 1) / kThreads;\n";
-      if (kB) s << "constexpr int kBCopies = (kBN * kBK / kCopyElems + kThreads - 1) / kThreads;\n";
+      // One cp.async copies k<X>CopyElems tile elements along k: 1 (4 bytes), a 16-bit pair (4
+      // bytes) or four fp32 (16 bytes, cp.async.cg).
+      if (kA) {
+        s << "constexpr int kACopyElems = " << cp_async_elements(c.d, 'a') << ";  // A tile elements per cp.async\n";
+        s << "constexpr int kACopies = (kBM * kBK / kACopyElems + kThreads - 1) / kThreads;\n";
+      }
+      if (kB) {
+        s << "constexpr int kBCopyElems = " << cp_async_elements(c.d, 'b') << ";  // B tile elements per cp.async\n";
+        s << "constexpr int kBCopies = (kBN * kBK / kBCopyElems + kThreads - 1) / kThreads;\n";
+      }
       return s.str();
     }
     if (kA) s << "constexpr int kAPerThread = (kBM * kBK + kThreads - 1) / kThreads;\n";
@@ -82,10 +88,6 @@ class OperandTiles final : public Staging {
   }
 
  private:
-  // Tile elements per 4-byte cp.async: 1 for fp32 tiles, a pair along k for 16-bit tensor tiles
-  // (validity's cp-async-element rule keeps the pair contiguous and aligned in global memory).
-  static int copy_elems(const Context& c) { return design::cuda_tile_element_bytes(c.d) == 2 ? 2 : 1; }
-
   // prefetch cp_async: copy_<operand> issues this thread's cp.async copies of one k-tile into one
   // ring stage (the same elements fetch would load, in the layout stash would store).
   static std::string async_copy(const Context& c, char operand) {
@@ -95,32 +97,39 @@ class OperandTiles final : public Staging {
     const std::string X = is_a ? "A" : "B";
     const std::string rows = is_a ? "kBM" : "kBN";
     const std::string copies = is_a ? "kACopies" : "kBCopies";
+    const std::string per_copy = is_a ? "kACopyElems" : "kBCopyElems";
     const bool contiguous_k = is_a ? a_contiguous_in_k(d) : b_contiguous_in_k(d);
     const design::LaneMap lane = is_a ? d.lane_a : d.lane_b;
     const bool k_fastest = contiguous_k == (lane == design::LaneMap::kForward);
-    const int elems = copy_elems(c);
+    const int elems = cp_async_elements(d, operand);
     const std::int64_t units = std::int64_t(is_a ? d.tile.m : d.tile.n) * d.tile.k / elems;
     const bool remainder = units % d.fixed.block_size != 0;
     const std::string row0 = is_a ? "m0" : "n0";
     std::ostringstream s;
     s << "// Copy of the " << X << " tile (" << rows << " x kBK) into one ring stage by cp.async, lane mapping "
       << design::to_string(lane) << ": "
-      << (elems == 1 ? "one element a copy" : "a pair of elements along k a copy (src-size 2 when only the first is inside)")
+      << (elems == 1   ? "one element (4 bytes) a copy"
+          : elems == 2 ? "a pair of elements along k a copy (src-size 2 when only the first is inside)"
+                       : "four elements along k a copy (16 bytes, cp.async.cg; the four are inside or outside together, "
+                         "16-byte aligned)")
       << "; elements outside the problem are zero-filled.\n";
     s << "template <bool kGuard>\n";
     s << x.device_fn() << " void copy_" << operand << "(const Params& p, const elem_t* src, idx_t base, idx_t " << row0
       << ", idx_t k0, idx_t k_end, int t, " << c.mainloop.tile_type() << "* tile) {\n";
     s << "for (int i = 0; i < " << copies << "; ++i) {\nconst int e = t + i * kThreads;\n";
-    if (remainder) s << "if (e >= " << rows << " * kBK / kCopyElems) break;  // the tile's last copies are fewer than the threads\n";
+    if (remainder) s << "if (e >= " << rows << " * kBK / " << per_copy << ") break;  // the tile's last copies are fewer than the threads\n";
     if (k_fastest) {
-      s << "const int row = e / (kBK / kCopyElems), col = e % (kBK / kCopyElems) * kCopyElems;  // consecutive threads walk k\n";
+      s << "const int row = e / (kBK / " << per_copy << "), col = e % (kBK / " << per_copy << ") * " << per_copy
+        << ";  // consecutive threads walk k\n";
     } else {
-      s << "const int col = e / " << rows << " * kCopyElems, row = e % " << rows << ";  // consecutive threads walk "
+      s << "const int col = e / " << rows << " * " << per_copy << ", row = e % " << rows << ";  // consecutive threads walk "
         << (is_a ? "m" : "n") << "\n";
     }
     s << "idx_t offset;\nconst bool ok = where_" << operand << "<kGuard>(p, base, " << row0 << " + row, k0 + col, k_end, offset);\n";
     if (elems == 1) {
       s << "cp_async4(tile + " << c.mainloop.tile_index(c, operand) << ", src + offset, ok ? 4 : 0);\n";
+    } else if (elems == 4) {
+      s << "cp_async16(tile + " << c.mainloop.tile_index(c, operand) << ", src + offset, ok ? 16 : 0);\n";
     } else {
       s << "idx_t next;  // the pair's second element, src[offset + 1] (K-contiguous operand)\n"
         << "const bool ok_next = where_" << operand << "<kGuard>(p, base, " << row0 << " + row, k0 + col + 1, k_end, next);\n"
