@@ -92,6 +92,10 @@ std::string host_code(const DesignPoint& d) {
       break;  // emit_transform_cuda
   }
   if (d.k_range == design::KRange::kFixed) s << "if (p->K != kK) return false;  // compiled for one K\n";
+  if (d.prefetch == design::Prefetch::kCpAsync && d.boundary != design::Boundary::kPadded &&
+      d.k_range == design::KRange::kGeneric && cp_async_elements(d, 'a') == 2) {
+    s << "if (p->K % 2 != 0) return false;  // cp_async: 4-byte pairs along k start 4-byte aligned only at an even K\n";
+  }
   if (d.split_k > 1) s << "p->k_chunk = ((p->K + kBK - 1) / kBK + kSplit - 1) / kSplit * kBK;\n";
   if (d.boundary == design::Boundary::kPadded) {
     s << "p->Mp = (p->M + kBM - 1) / kBM * kBM;\np->Np = (p->N + kBN - 1) / kBN * kBN;\np->Kp = (p->K + kBK - 1) / kBK * kBK;\n";

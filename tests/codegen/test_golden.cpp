@@ -299,6 +299,36 @@ std::vector<Sample> golden_sample() {
       add(split);
     }
   }
+  // prefetch cp_async on shapes the bases lack (added after them): the fp32 SIMT linear at K = 29
+  // (split-K 3: an empty slice), and 16-bit pairs unpadded (even K, K-contiguous operands) with
+  // mma.sync and WMMA.
+  {
+    auto add = [&out](const std::string& label, const DesignPoint& d) {
+      ASSERT_FALSE(design::can_implement(d)) << design::can_implement(d)->detail;
+      out.push_back({label + "/" + design::procedural_name(d), d});
+    };
+    auto ring = [](DesignPoint d, int stages) {
+      d.prefetch = design::Prefetch::kCpAsync;
+      d.stages = stages;
+      return d;
+    };
+    using ops::PrecisionPath;
+    const DesignPoint simt = design::seed_design(
+        ops::make_linear("linear", PrecisionPath::fp32, 37, 53, 29, true, ops::Activation::gelu), design::EngineClass::kSimt, 128);
+    DesignPoint split = ring(simt, 5);
+    split.split_k = 3;
+    add("cp_async-linear-fp32-simt-k29", split);
+    DesignPoint padded = ring(simt, 4);
+    padded.boundary = design::Boundary::kPadded;
+    padded.shared_pad = design::SharedPad::kWords4;
+    add("cp_async-linear-fp32-simt-k29", padded);
+    const DesignPoint bf16 = design::seed_design(
+        ops::make_linear("linear", PrecisionPath::bf16, 37, 53, 70, true, ops::Activation::gelu), design::EngineClass::kTensorCore, 128);
+    add("cp_async-linear-bf16-tensor-k70", ring(bf16, 3));
+    DesignPoint mma = design::apply(bf16, design::Move{design::Axis::kTensorCore, "to:mma_m16n8k16", "", std::nullopt});
+    mma.boundary = design::Boundary::kUniformBranch;
+    add("cp_async-linear-bf16-tensor-k70", ring(mma, 4));
+  }
   return out;
 }
 
