@@ -305,7 +305,11 @@ std::string Composer::axis_summary() const {
     s << "//   " << design::to_string(axis) << " = " << value << ": " << construct << "\n";
   };
   line(design::Axis::kSharedStaging, design::to_string(d.staging), c.staging.describe(c));
-  line(design::Axis::kReadOnce, design::to_string(d.read_once), c.x.describe_load(d.read_once));
+  line(design::Axis::kReadOnce, design::to_string(d.read_once),
+       c.x.describe_load(d.read_once) +
+           (c.pipeline.async_copies() && d.read_once != design::ReadOnce::kDefault
+                ? " for unstaged operands and the pad pass (the staged operands' cp.async copies take no read-once hint)"
+                : ""));
   line(design::Axis::kLaneMapping, design::to_string(d.lane_a) + "/" + design::to_string(d.lane_b),
        "staging copies walk the contiguous dimension (forward) or the other (reversed)");
   line(design::Axis::kTile, str(d.tile.m) + "x" + str(d.tile.n) + "x" + str(d.tile.k), "block tile m x n, k-step");
