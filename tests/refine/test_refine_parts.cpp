@@ -4,6 +4,8 @@
 // rules, the retention presets, and importing a real H200 profile folder into a replay store.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -209,7 +211,9 @@ TEST(BuiltinStrategy, ProposesValidUntriedMovesDeterministically) {
 // prefetch cp_async is tried first where speed is the gap: on the fp32 SIMT ACT linears' and
 // act-5's locks, with DRAM bandwidth and SM throughput their largest distances (as on the H200),
 // the step to cp_async is the first proposal; after it, the ring's depth steps are proposed.
-TEST(BuiltinStrategy, CpAsyncComesFirstWhereDramAndSmThroughputAreTheGap) {
+// cp_async is a step of the ACT chains (no longer the first: on the H200 it moved coalescing and
+// L1, not the DRAM rate), and on a cp_async design the ring's depth is proposed.
+TEST(BuiltinStrategy, CpAsyncIsProposedAndItsRingDepthFollows) {
   for (const char* bench : {"act-1-linear", "act-2-linear", "act-3-linear", "act-4-linear", "act-5-conv2d"}) {
     SCOPED_TRACE(bench);
     ChainState s;
@@ -221,11 +225,13 @@ TEST(BuiltinStrategy, CpAsyncComesFirstWhereDramAndSmThroughputAreTheGap) {
     s.evaluated.insert(design_key(s.current));
     BuiltinStrategy strategy;
     const auto all = [](const Candidate&) { return true; };
-    const auto first = strategy.propose(s, 1, all);
-    ASSERT_EQ(first.size(), 1u);
-    ASSERT_EQ(first[0].moves.size(), 1u);
-    EXPECT_EQ(first[0].moves[0].axis, design::Axis::kPrefetch);
-    EXPECT_EQ(first[0].moves[0].direction, "to:cp_async");
+    const auto proposals = strategy.propose(s, 100, all);
+    const auto it = std::find_if(proposals.begin(), proposals.end(), [](const Proposal& p) {
+      return p.moves.size() == 1 && p.moves[0].axis == design::Axis::kPrefetch && p.moves[0].direction == "to:cp_async";
+    });
+    ASSERT_NE(it, proposals.end());
+    EXPECT_NE(it, proposals.begin());  // not first: the measured response
+    const std::vector<Proposal> first{*it};
     EXPECT_EQ(first[0].design.prefetch, design::Prefetch::kCpAsync);
     // On the cp_async design the ring's depth is proposed (up: 4 stages), and leaving cp_async is
     // not proposed first.
