@@ -32,11 +32,12 @@ const RevisionRecord* find_record(const ChainState& c, int revision) {
 bool has_signature(const RevisionRecord& r) { return r.d.has_value(); }
 
 // A value with a prior of its own (ours). prefetch cp_async was expected to close the ACT
-// proxies' speed gap (act-3: 105 against 217 GB/s at the same DRAM bytes), but on the H200
-// (session 18, all five ACT chains) it left the DRAM rate where it was and moved what the
-// vendor's kernels keep: coalescing 100 -> 0 (cp.async is not an ordinary global load, and the
-// vendor's counters show ordinary loads) and the L1 hit rate 3-7 -> 30 %. So it is a named
-// response of 0.05 on the speed metrics, no longer the first step tried there.
+// proxies' speed gap (act-3: 105 against 217 GB/s at the same DRAM bytes). On the H200 (session
+// 18, all five ACT chains from their locks) it raised the DRAM rate on act-2, act-4 and act-5,
+// but it also took coalescing from 100 to 0 on all five: that metric counts ordinary global loads
+// only, and those kernels kept none (the split-K locks add their bias in the reduction pass;
+// act-5's conv has none), while the vendor's keep a few (act-3's: the bias). That costs 0.1 of D,
+// so alone it is a named response of 0.05, no longer the first step tried.
 double move_response(const ResponseTable& table, const Move& m, const design::DesignPoint& d, MetricId metric) {
   double v = table[design::index_of(m.axis)][signature::index_of(metric)];
   const bool dram_or_sm = metric == MetricId::kDramBandwidth || metric == MetricId::kComputeThroughput;
