@@ -187,6 +187,8 @@ class TransformAccess {
   virtual std::string scale_function(const design::DesignPoint& d, const Dialect& x) const = 0;
   // Whether (row, col) lies inside the transposed matrix (rows x cols).
   virtual std::string in_bounds(const Dialect& x, const std::string& row, const std::string& col) const = 0;
+  // How read_guard column_branch's branch is made on this backend (header comment).
+  virtual std::string column_branch_note() const = 0;
   // a < b for two non-negative ints, as this backend's predicate.
   virtual std::string less_than(const std::string& a, const std::string& b) const = 0;
   // The address a (possibly out-of-range) lane loads from under predicate `ok`.

@@ -81,8 +81,7 @@ class TransformWriter {
     line(axis(design::Axis::kScale), describe_scale(d_.scale));
     if (d_.read_guard != design::ReadGuard::kPredicated) {
       line(axis(design::Axis::kReadGuard), "column_branch: the lanes whose column lies outside the tensor branch past the read "
-                                           "phase (" + std::string(a_.tile_memory() == "__shared__" ? "a divergent branch" : "vx_split / vx_join") +
-                                           "); each access checks its row");
+                                           "phase (" + a_.column_branch_note() + "); each access checks its row");
     }
     line("fixed", axis(design::Axis::kPrefetch, " none, ") + axis(design::Axis::kTensorCore, " none, ") +
                       axis(design::Axis::kActivation, " fused, ") + axis(design::Axis::kSplitK, " 1, ") +

@@ -337,13 +337,12 @@ EquivalenceReport compare_outputs(const Tensor& expected, const Tensor& actual, 
   }
   // Fixed chunks on several threads, merged in index order: the report does not depend on the
   // thread count (a real output is tens of millions of elements).
-  const std::int64_t n = expected.numel(), chunk = std::int64_t{1} << 18, chunks = std::max<std::int64_t>(1, (n + chunk - 1) / chunk);
-  std::vector<Accumulator> parts(static_cast<std::size_t>(chunks));
-  parallel_for(chunks, n > 2 * chunk ? thread_count() : 1, [&](std::int64_t c) {
+  std::vector<Accumulator> parts(static_cast<std::size_t>(chunk_count(expected.numel())));
+  for_each_chunk(expected.numel(), [&](std::int64_t c, std::int64_t begin, std::int64_t end) {
     Accumulator& part = parts[static_cast<std::size_t>(c)];
     part.r.check = check;
     part.r.tolerance = tol;
-    for (std::int64_t i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i) {
+    for (std::int64_t i = begin; i < end; ++i) {
       part.add(i, expected.get(i), expected.bits(i), expected.is_poison(i), actual.get(i), actual.is_poison(i),
                actual.bits(i));
     }

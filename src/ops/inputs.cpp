@@ -59,13 +59,12 @@ std::vector<Tensor> generate_inputs(const OpSpec& spec, std::uint64_t seed) {
     const double scale = generated_bound(spec, i);
     // Chunks of one sequential stream (SplitMix64::skip): the values do not depend on the
     // thread count. A real shape's weights are tens of millions of draws.
-    const std::int64_t n = t.numel(), chunk = std::int64_t{1} << 18, chunks = (n + chunk - 1) / chunk;
-    std::vector<char> nonzero(static_cast<std::size_t>(chunks), 0);
-    parallel_for(chunks, n > 2 * chunk ? thread_count() : 1, [&](std::int64_t c) {
+    std::vector<char> nonzero(static_cast<std::size_t>(chunk_count(t.numel())), 0);
+    for_each_chunk(t.numel(), [&](std::int64_t c, std::int64_t begin, std::int64_t end) {
       SplitMix64 rng(stream);
-      rng.skip(static_cast<std::uint64_t>(c * chunk));
+      rng.skip(static_cast<std::uint64_t>(begin));
       bool any = false;
-      for (std::int64_t e = c * chunk; e < std::min(n, (c + 1) * chunk); ++e) {
+      for (std::int64_t e = begin; e < end; ++e) {
         t.set_from_double(e, scale * rng.uniform_pm1());
         any = any || t.get(e) != 0.0f;
       }

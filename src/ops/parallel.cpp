@@ -47,4 +47,10 @@ void parallel_for(std::int64_t n, int threads, const std::function<void(std::int
   if (error) std::rethrow_exception(error);
 }
 
+void for_each_chunk(std::int64_t n, const std::function<void(std::int64_t, std::int64_t, std::int64_t)>& task) {
+  parallel_for(chunk_count(n), n > 2 * kChunkElements ? thread_count() : 1, [&](std::int64_t c) {
+    task(c, c * kChunkElements, std::min(n, (c + 1) * kChunkElements));
+  });
+}
+
 }  // namespace vxsynth::ops

@@ -16,13 +16,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <cmath>
 #include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 

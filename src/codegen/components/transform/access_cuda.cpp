@@ -46,6 +46,7 @@ class CudaTransformAccess final : public TransformAccess {
   std::string in_bounds(const Dialect&, const std::string& row, const std::string& col) const override {
     return "(" + row + " < rows && " + col + " < cols)";
   }
+  std::string column_branch_note() const override { return "a divergent branch"; }
   std::string less_than(const std::string& a, const std::string& b) const override { return "(" + a + " < " + b + ")"; }
   std::string load_address(const std::string& offset) const override { return "x + " + offset; }
   // The lanes outside the tensor skip the loads as well as the stores.

@@ -39,6 +39,7 @@ class VortexTransformAccess final : public TransformAccess {
   std::string in_bounds(const Dialect&, const std::string& row, const std::string& col) const override {
     return "(vxb_lt((uint32_t)(" + row + "), (uint32_t)rows) & vxb_lt((uint32_t)(" + col + "), (uint32_t)cols))";
   }
+  std::string column_branch_note() const override { return "vx_split / vx_join"; }
   std::string less_than(const std::string& a, const std::string& b) const override {
     return "vxb_lt((uint32_t)(" + a + "), (uint32_t)(" + b + "))";
   }
