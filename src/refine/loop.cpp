@@ -48,6 +48,9 @@ struct Pending {
   Evaluation evaluation;
   RevisionRecord record;
   bool may_retain = false;
+  // Screening: why a candidate within the band of a fall was not profiled again (empty when it
+  // was, or when it was not within the band).
+  std::string unconfirmed;
 };
 
 Candidate candidate_for(const ChainState& c, const Proposal& p, int revision) {
@@ -149,14 +152,23 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
       r.decision = "rejected";
       r.reason = "the launch uses " + std::to_string(e.launch_block_size) + " threads per block; the fixed block size is " +
                  std::to_string(block);
+    } else if (p.revision > 0 && options.retention.screens() && r.profiles < options.retention.repeats &&
+               options.retention.retains(s.current_d, *r.d)) {
+      // A fall on the screening profile alone is not a fall on the mean: never retained on it.
+      r.decision = "reverted";
+      r.reason = "delta D " + signed_fmt(*r.delta_d) + " on " + std::to_string(r.profiles) +
+                 " screening profile(s), not confirmed: " +
+                 (p.unconfirmed.empty() ? std::string("its confirmation was not available") : p.unconfirmed);
     } else if (p.revision == 0 || options.retention.retains(s.current_d, *r.d)) {
       p.may_retain = true;
     } else {
       r.decision = "reverted";
       r.reason = "delta D " + signed_fmt(*r.delta_d) + " is not a fall of more than the margin " + fmt(options.retention.margin);
       if (options.retention.screens() && r.profiles < options.retention.repeats) {
-        r.reason += "; screened on " + std::to_string(r.profiles) + " profile(s): not within " +
-                    fmt(options.retention.screen_band) + " of a fall, so not profiled again";
+        r.reason += "; screened on " + std::to_string(r.profiles) + " profile(s): " +
+                    (p.unconfirmed.empty() ? "not within " + fmt(options.retention.screen_band) + " of a fall"
+                                           : p.unconfirmed) +
+                    ", so not profiled again";
       }
     }
   };
@@ -260,8 +272,7 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
     if (rule.screens()) {
       // Screening: only a start, or a candidate whose screening D is within the band of a fall,
       // is profiled again; the rest are decided on their screening profiles.
-      std::vector<Candidate> more;
-      std::vector<Pending*> whose;
+      std::vector<std::pair<double, Pending*>> near;  // (screening D, candidate) within the band
       for (Pending* p : which) {
         const Evaluation& e = p->evaluation;
         const int have = static_cast<int>(e.profiles.size());
@@ -269,7 +280,32 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
         const ChainState& s = p->chain->state;
         const auto d = signature::compute_distance(e.mean, s.reference, options.distance).d;
         if (!d || (p->revision > 0 && !rule.worth_confirming(s.current_d, *d))) continue;
-        const Candidate k = confirmation_of(p->candidate, rule.repeats - have);
+        near.emplace_back(*d, p);
+      }
+      if (rule.confirm_best > 0) {
+        // Of each chain's round, only the confirm_best lowest screening D go on (a start always).
+        std::stable_sort(near.begin(), near.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::map<const Chain*, std::vector<std::pair<double, Pending*>>> taken;
+        std::vector<std::pair<double, Pending*>> kept;
+        for (const auto& n : near) {
+          auto& mine = taken[n.second->chain];
+          if (n.second->revision == 0 || static_cast<int>(mine.size()) < rule.confirm_best) {
+            mine.push_back(n);
+            kept.push_back(n);
+            continue;
+          }
+          const auto& best = mine.front();
+          n.second->unconfirmed = "r" + std::to_string(best.second->revision) + " of the same round screened lower (D " +
+                                  fmt(best.first) + ") and only " + (rule.confirm_best == 1 ? std::string("the lowest") : "the " + std::to_string(rule.confirm_best) + " lowest") +
+                                  " of a chain's round is profiled again";
+        }
+        near = std::move(kept);
+      }
+      std::vector<Candidate> more;
+      std::vector<Pending*> whose;
+      for (const auto& n : near) {
+        Pending* p = n.second;
+        const Candidate k = confirmation_of(p->candidate, rule.repeats - static_cast<int>(p->evaluation.profiles.size()));
         if (!evaluator.available(k)) continue;  // a replay store without the confirmation
         more.push_back(k);
         whose.push_back(p);

@@ -21,6 +21,11 @@ struct RetentionRule {
   // kernel, none of them could have fallen by the margin on the mean.
   int screen_repeats = 0;
   double screen_band = 0;
+  // At most this many candidates of one chain's round, those with the lowest screening D, are
+  // profiled again (0: every one within the band). A round retains one candidate a chain, so the
+  // rest would be profiled for nothing unless one of them overtook the best on the mean; on the
+  // committed H200 runs that never cost a fall (docs/refine.md, bench/replay-confirm-best.py).
+  int confirm_best = 0;
 
   bool retains(double d_parent, double d) const { return d_parent - d > margin; }
   bool screens() const { return screen_repeats > 0 && screen_repeats < repeats; }
@@ -33,7 +38,8 @@ struct RetentionRule {
 // averaging) or "single" (D of one profile, margin 0.013: 1.25 x the largest single-profile
 // noise measured) or "screened" (averaged's decision, at about the cost of one profile for a
 // candidate that is clearly worse: 1 screening profile, band 0.0102 = the largest single-profile
-// D-to-D noise measured on the H200). InputError naming `origin` for another name.
+// D-to-D noise measured on the H200; of a chain's round, only the candidate with the lowest
+// screening D is profiled again). InputError naming `origin` for another name.
 RetentionRule retention_preset(const std::string& name, const std::string& origin = "--retention");
 
 }  // namespace vxsynth::refine

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 
 #include "common/error.h"
 #include "design/move.h"
@@ -498,18 +499,27 @@ TEST(ScreenedRetention, ConfirmsOnlyStartsAndNearFallsAndDecidesRetentionOnTheMe
   const auto result = run_refinement({ChainSpec{ref, "", ""}}, std::move(fe), strategy, lo, nullptr);
   ASSERT_EQ(result.chains.size(), 1u);
   const auto& recs = result.chains[0].records;
-  int once = 0, thrice = 0;
+  int once = 0, thrice = 0, cut = 0;
+  std::map<int, int> confirmed_in_round;
   for (const auto& r : recs) {
     if (!r.d) continue;
     EXPECT_EQ(r.retention.screen_repeats, 1);
+    if (r.revision > 0 && r.profiles == 3) ++confirmed_in_round[r.round];
     if (r.revision == 0 || r.decision == "retained") {
       EXPECT_EQ(r.profiles, 3) << r.revision;
     }
     if (r.profiles == 1) {
       ++once;
-      // Screened out: its one-profile D was not within the band of a fall.
-      EXPECT_GE(*r.d, *r.parent_d - lo.retention.margin + lo.retention.screen_band) << r.revision;
-      EXPECT_NE(r.reason.find("screened on 1 profile"), std::string::npos) << r.reason;
+      // Screened out: its one-profile D was not within the band of a fall, or another candidate
+      // of its chain's round screened lower (only the lowest is profiled again).
+      EXPECT_NE(r.reason.find("screen"), std::string::npos) << r.reason;
+      if (*r.d < *r.parent_d - lo.retention.margin + lo.retention.screen_band) {
+        EXPECT_NE(r.reason.find("of the same round screened lower"), std::string::npos) << r.reason;
+        ++cut;
+      } else {
+        EXPECT_NE(r.reason.find("not within"), std::string::npos) << r.reason;
+      }
+      EXPECT_NE(r.decision, "retained");
     } else {
       EXPECT_EQ(r.profiles, 3) << r.revision;
       ++thrice;
@@ -517,6 +527,8 @@ TEST(ScreenedRetention, ConfirmsOnlyStartsAndNearFallsAndDecidesRetentionOnTheMe
   }
   EXPECT_GT(once, 0);    // screened out: clearly worse neighbours
   EXPECT_GT(thrice, 1);  // the start and at least one near fall, confirmed
+  EXPECT_GT(cut, 0);     // near falls left on one profile because a sibling screened lower
+  for (const auto& [round, n] : confirmed_in_round) EXPECT_EQ(n, 1) << "round " << round;
   // Each pass asked for what it needed: 1 to screen, 2 to confirm.
   for (int a : seen.asked) EXPECT_TRUE(a == 1 || a == 2) << a;
   EXPECT_EQ(seen.profiles, once + 3 * thrice);
@@ -528,6 +540,22 @@ TEST(ScreenedRetention, ConfirmsOnlyStartsAndNearFallsAndDecidesRetentionOnTheMe
   const Json line = Json::parse(slurp(fs::path(lo.out_dir) / "act-4-linear" / "revisions.jsonl").substr(0, slurp(fs::path(lo.out_dir) / "act-4-linear" / "revisions.jsonl").find('\n')));
   EXPECT_EQ(line["retention"]["rule"], "screened");
   EXPECT_EQ(line["retention"]["screen"]["repeats"], 1);
+  EXPECT_EQ(line["retention"]["screen"]["confirm_best"], 1);
+
+  // Without the cut (confirm_best 0) every candidate within the band is confirmed: the same
+  // rounds' first profiles, more confirmations, and none left within the band on one profile.
+  FormulaEvaluator::Seen all_seen;
+  LoopOptions all = lo;
+  all.out_dir = scratch("screened-all").string();
+  all.retention.confirm_best = 0;
+  const auto wide = run_refinement({ChainSpec{ref, "", ""}}, std::make_unique<FormulaEvaluator>(sigs.front().values, &all_seen),
+                                   strategy, all, nullptr);
+  EXPECT_GT(wide.confirmations, result.confirmations);
+  for (const auto& r : wide.chains[0].records) {
+    if (r.d && r.revision > 0 && r.profiles == 1) {
+      EXPECT_GE(*r.d, *r.parent_d - all.retention.margin + all.retention.screen_band) << r.revision;
+    }
+  }
 }
 
 TEST(DeferredCheck, RunsFromTheKeptCudaOutput) {
