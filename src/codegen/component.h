@@ -187,6 +187,11 @@ class TransformAccess {
   virtual std::string scale_function(const design::DesignPoint& d, const Dialect& x) const = 0;
   // Whether (row, col) lies inside the transposed matrix (rows x cols).
   virtual std::string in_bounds(const Dialect& x, const std::string& row, const std::string& col) const = 0;
+  // param_reads at_store: `store_base(p, i)` (the output pointer) and `store_alpha(p, i)` read
+  // again for a thread's store i, where this backend keeps the kernel's parameters.
+  virtual std::string store_param_functions(const Dialect& x) const = 0;
+  // Where param_reads at_store reads them from (header comment).
+  virtual std::string store_param_note() const = 0;
   // How read_guard column_branch's branch is made on this backend (header comment).
   virtual std::string column_branch_note() const = 0;
   // a < b for two non-negative ints, as this backend's predicate.

@@ -83,6 +83,10 @@ class TransformWriter {
       line(axis(design::Axis::kReadGuard), "column_branch: the lanes whose column lies outside the tensor branch past the read "
                                            "phase (" + a_.column_branch_note() + "); each access checks its row");
     }
+    if (d_.param_reads != design::ParamReads::kHoisted) {
+      line(axis(design::Axis::kParamReads), "at_store: each store of the write phase reads the output pointer and alpha "
+                                            "again, from " + a_.store_param_note());
+    }
     line("fixed", axis(design::Axis::kPrefetch, " none, ") + axis(design::Axis::kTensorCore, " none, ") +
                       axis(design::Axis::kActivation, " fused, ") + axis(design::Axis::kSplitK, " 1, ") +
                       axis(design::Axis::kWarps, " ") + std::to_string(d_.warps.m) + "x1");
@@ -117,6 +121,7 @@ class TransformWriter {
     if (design::scales(d_.scale)) {
       s += "// alpha * x in fp32 (alpha = 1 from the host, so the multiply stays in the code).\n" + a_.scale_function(d_, x_);
     }
+    if (at_store()) s += a_.store_param_functions(x_);
     return s;
   }
 
@@ -130,18 +135,19 @@ class TransformWriter {
       << "idx_t row0, idx_t col0" << (g_.staged ? ", bits_t* tile" : "") << ") {\n";
     s << "const int t = (int)threadIdx.x;\n";
     if (d_.scale == design::Scale::kNone) s << "(void)p;\n";
+    if (at_store()) s << "(void)y;  // the write phase stores through store_base\n";
     const bool in_range = d_.scale == design::Scale::kAlphaInRange;
-    const std::string sc = design::scales(d_.scale) ? "scale({}, p.alpha)" : "{}";
-    auto apply_scale = [&sc](const std::string& v) {
-      std::string out = sc;
-      out.replace(out.find("{}"), 2, v);
-      return out;
+    auto apply_scale_by = [this](const std::string& v, const std::string& alpha) {
+      return design::scales(d_.scale) ? "scale(" + v + ", " + alpha + ")" : v;
     };
+    auto apply_scale = [&](const std::string& v) { return apply_scale_by(v, "p.alpha"); };
+    // The write phase's alpha: the parameter, or read again for store i (param_reads at_store).
+    const std::string write_alpha = at_store() ? "store_alpha(p, i)" : "p.alpha";
     // Where values are scaled on their way in: every lane (alpha), or none (alpha_in_range scales
     // e[] inside the guarded store, `scale_in_store`).
-    auto scaled = [&](const std::string& v) { return in_range ? v : apply_scale(v); };
+    auto scaled = [&](const std::string& v) { return in_range ? v : apply_scale_by(v, write_alpha); };
     const std::string scale_in_store =
-        in_range ? x_.unroll() + "for (int j = 0; j < kRN; ++j) e[j] = " + apply_scale("e[j]") + ";\n" : "";
+        in_range ? x_.unroll() + "for (int j = 0; j < kRN; ++j) e[j] = " + apply_scale_by("e[j]", write_alpha) + ";\n" : "";
     auto ok_expr = [&](const std::string& row, const std::string& col) { return a_.in_bounds(x_, row, col); };
     auto load_at = [&](const std::string& offset) { return guard ? a_.load_address(offset) : "x + " + offset; };
     // Loads then stores, for the lanes inside the tensor only when guarded.
@@ -157,11 +163,14 @@ class TransformWriter {
     auto write_phase = [&] {
       std::ostringstream w;
       w << "// Writes: output rows (input columns) wr + i * kWriteRowGroups, kRN consecutive input rows each.\n{\n"
-        << write_map << "const idx_t row = row0 + wc * kRN;\n" << x_.unroll() << "for (int i = 0; i < kRM; ++i) {\n"
+        << write_map << "const idx_t row = row0 + wc * kRN;\n";
+      if (at_store()) w << "const idx_t y_plane = (idx_t)blockIdx.z * rows * cols;  // this transpose's output, from store_base\n";
+      w << x_.unroll() << "for (int i = 0; i < kRM; ++i) {\n"
         << "const int c = wr + i * kWriteRowGroups;\nconst idx_t col = col0 + c;\nbits_t e[kRN];\n" << x_.unroll()
         << "for (int j = 0; j < kRN; ++j) e[j] = " << scaled("tile[(wc * kRN + j) * kLd + c]") << ";\n";
       if (guard) w << ok_decl << ok_expr("row", "col") << ";\n";
-      w << copy("", scale_in_store + "store_vec(y + col * rows + row, e);", true) << "}\n}\n" << a_.after_tile();
+      const std::string base = at_store() ? "store_base(p, i) + y_plane" : "y";
+      w << copy("", scale_in_store + "store_vec(" + base + " + col * rows + row, e);", true) << "}\n}\n" << a_.after_tile();
       return w.str();
     };
     if (g_.staged && guard && d_.read_guard == design::ReadGuard::kColumnBranch) {
@@ -232,6 +241,7 @@ class TransformWriter {
   }
 
   bool needs_full() const { return d_.boundary == design::Boundary::kUniformBranch; }
+  bool at_store() const { return d_.param_reads == design::ParamReads::kAtStore; }
 
  private:
   const DesignPoint& d_;
@@ -261,6 +271,7 @@ std::string cuda_host(const DesignPoint& d, const design::TransformGeometry& g) 
   s << "const long long positions = pr->h * pr->w;\n";
   s << "p->batch = pr->n_img;\np->rows = " << (from_first ? "pr->c_in" : "positions") << ";\np->cols = "
     << (from_first ? "positions" : "pr->c_in") << ";\np->alpha = 1.0f;\n";
+  if (d.param_reads == design::ParamReads::kAtStore) s << "p->slot = 0;\n";
   if (d.k_range == design::KRange::kFixed) {
     s << "if (p->batch != kBatch || p->rows != kRows || p->cols != kCols) return false;  // compiled for one shape\n";
   }
@@ -287,8 +298,10 @@ std::string emit_transform_cuda(const DesignPoint& d) {
   // uint32_t and memcpy come with vxsynth_candidate.h (stdint.h) and cuda_runtime.h.
   s << "\n#include \"vxsynth_candidate.h\"\n\nnamespace {\n\n";
   s << w.constants() << "\n";
+  const bool at_store = d.param_reads == design::ParamReads::kAtStore;
   s << "// Sizes of the transposes: x[batch][rows][cols] -> y[batch][cols][rows].\n"
-       "struct Params {\nidx_t batch, rows, cols;\nfloat alpha;\n};\n\n";
+       "struct Params {\nidx_t batch, rows, cols;\nfloat alpha;\n"
+    << (at_store ? "int slot;  // 0: the constant-bank slot factor of param_reads at_store\n" : "") << "};\n\n";
   s << w.helpers() << "\n";
   s << w.move_tile(true);
   if (w.needs_full()) s << w.move_tile(false);
@@ -306,6 +319,10 @@ std::string emit_transform_cuda(const DesignPoint& d) {
   s << "const dim3 grid(static_cast<unsigned>((p.cols + kTN - 1) / kTN), static_cast<unsigned>((p.rows + kTM - 1) / kTM), "
        "static_cast<unsigned>(p.batch));\n";
   s << "if (p.batch > 65535 || (p.rows + kTM - 1) / kTM > 65535) return VXSYNTH_LAUNCH_UNSUPPORTED;\n";
+  if (at_store) {
+    s << "const StoreParams sp{static_cast<bits_t*>(buffers->out), p.alpha};\nconst StoreParams slots[4] = {sp, sp, sp, sp};\n"
+         "if (cudaMemcpyToSymbolAsync(c_store, slots, sizeof(slots), 0, cudaMemcpyHostToDevice, stream) != cudaSuccess) return 4;\n";
+  }
   s << "transform<<<grid, kThreads, 0, stream>>>(p, static_cast<const bits_t*>(buffers->a), "
        "static_cast<bits_t*>(buffers->out));\n";
   s << "return cudaGetLastError() == cudaSuccess ? VXSYNTH_LAUNCH_OK : 4;\n}\n";

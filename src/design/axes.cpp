@@ -124,6 +124,12 @@ struct Names<ReadGuard> {
       {{ReadGuard::kPredicated, "predicated"}, {ReadGuard::kColumnBranch, "column_branch"}}};
 };
 
+template <>
+struct Names<ParamReads> {
+  static constexpr std::array<std::pair<ParamReads, const char*>, 2> table{
+      {{ParamReads::kHoisted, "hoisted"}, {ParamReads::kAtStore, "at_store"}}};
+};
+
 // Values added at run time (add_value), after the built-in table.
 template <typename E>
 std::vector<std::pair<E, std::string>>& added() {
@@ -190,6 +196,7 @@ std::string to_string(FragmentLoad v) { return name_of(v); }
 std::string to_string(SharedPad v) { return name_of(v); }
 std::string to_string(ConsumerLayout v) { return name_of(v); }
 std::string to_string(ReadGuard v) { return name_of(v); }
+std::string to_string(ParamReads v) { return name_of(v); }
 
 bool parse(const std::string& s, Staging& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ReadOnce& out) { return parse_name(s, out); }
@@ -210,6 +217,7 @@ bool parse(const std::string& s, FragmentLoad& out) { return parse_name(s, out);
 bool parse(const std::string& s, SharedPad& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ConsumerLayout& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ReadGuard& out) { return parse_name(s, out); }
+bool parse(const std::string& s, ParamReads& out) { return parse_name(s, out); }
 
 template <typename E>
 const std::vector<E>& all_values() {
@@ -259,6 +267,7 @@ VXSYNTH_DESIGN_INSTANTIATE(FragmentLoad)
 VXSYNTH_DESIGN_INSTANTIATE(SharedPad)
 VXSYNTH_DESIGN_INSTANTIATE(ConsumerLayout)
 VXSYNTH_DESIGN_INSTANTIATE(ReadGuard)
+VXSYNTH_DESIGN_INSTANTIATE(ParamReads)
 #undef VXSYNTH_DESIGN_INSTANTIATE
 
 FragmentShape fragment_shape(Fragment f) {
@@ -289,7 +298,7 @@ constexpr std::array<const char*, kAxisCount> kAxisNames = {
     "tensor_core",    "activation", "split_k",      "warps",   "boundary",      "k_range",
     "pipeline_stages", "raster",    "epilogue_store", "cluster", "scale", "bias_load",
     "register_split", "wgmma_in_flight", "schedule", "tf32_round", "fragment_load", "shared_pad",
-    "consumer_layout", "read_guard"};
+    "consumer_layout", "read_guard", "param_reads"};
 }  // namespace
 
 std::string to_string(Axis a) { return kAxisNames[index_of(a)]; }
@@ -297,7 +306,7 @@ bool is_hopper_axis(Axis a) {
   return (a >= Axis::kPipelineStages && a <= Axis::kCluster) || (a >= Axis::kBiasLoad && a <= Axis::kTf32Round) ||
          a == Axis::kConsumerLayout;
 }
-bool is_transform_axis(Axis a) { return a == Axis::kScale || a == Axis::kReadGuard; }
+bool is_transform_axis(Axis a) { return a == Axis::kScale || a == Axis::kReadGuard || a == Axis::kParamReads; }
 bool is_simt_axis(Axis a) { return a == Axis::kFragmentLoad || a == Axis::kSharedPad; }
 
 bool parse(const std::string& s, Axis& out) {

@@ -166,6 +166,13 @@ enum class ConsumerLayout { kRows, kColumns };
 //     loads run with few lanes active, as in cuDNN's transpose. Vortex: the same region between
 //     vx_split and vx_join.
 enum class ReadGuard { kPredicated, kColumnBranch };
+// 27. Parameter reads (layout transforms, staged designs): kHoisted = the output pointer and
+//     alpha are read once and kept in registers (the compiler's choice); kAtStore = each store of
+//     the write phase reads them again from the constant bank (CUDA: a __constant__ copy indexed
+//     by a run-time zero, so the compiler can neither keep nor merge them), as cuDNN's transpose
+//     does (LDC.64 and LDC before each guarded STG: its SM throughput is the ADU pipe's, 97-99 %).
+//     Vortex: volatile loads from the kernel's argument block at each store.
+enum class ParamReads { kHoisted, kAtStore };
 // The Hopper family also takes split_k (axis 9): K slices over the grid, fp32 partial sums in
 // the workspace, added in slice order by a second pass (docs/design-space.md).
 
@@ -189,6 +196,7 @@ std::string to_string(FragmentLoad v);
 std::string to_string(SharedPad v);
 std::string to_string(ConsumerLayout v);
 std::string to_string(ReadGuard v);
+std::string to_string(ParamReads v);
 
 // Parsers: false when the name is unknown.
 bool parse(const std::string& s, Staging& out);
@@ -210,6 +218,7 @@ bool parse(const std::string& s, FragmentLoad& out);
 bool parse(const std::string& s, SharedPad& out);
 bool parse(const std::string& s, ConsumerLayout& out);
 bool parse(const std::string& s, ReadGuard& out);
+bool parse(const std::string& s, ParamReads& out);
 
 // All values of an enum axis, in domain order (neighbours step along this order).
 template <typename E>
@@ -238,7 +247,8 @@ bool staged_b(Staging s);
 // layout-transform family's one, the Hopper family's later five (each written in design.json
 // only for that family's designs) and the SIMT designs' fragment_load and shared_pad (written
 // only when not at their defaults), the Hopper family's consumer_layout and the transform
-// family's read_guard (written only when not predicated); to_string gives the design.json key.
+// family's read_guard and param_reads (written only when not at their defaults); to_string
+// gives the design.json key.
 enum class Axis {
   kSharedStaging,
   kReadOnce,
@@ -266,12 +276,13 @@ enum class Axis {
   kSharedPad,      // SIMT designs
   kConsumerLayout, // Hopper family
   kReadGuard,      // layout-transform family
+  kParamReads,     // layout-transform family
 };
-inline constexpr std::size_t kAxisCount = 26;
+inline constexpr std::size_t kAxisCount = 27;
 // The first kCommonAxisCount axes belong to every design; the rest to one family each.
 inline constexpr std::size_t kCommonAxisCount = 12;
 bool is_hopper_axis(Axis a);     // pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight, schedule, tf32_round, consumer_layout
-bool is_transform_axis(Axis a);  // scale, read_guard
+bool is_transform_axis(Axis a);  // scale, read_guard, param_reads
 bool is_simt_axis(Axis a);       // fragment_load, shared_pad
 // A family's own axis: optional in design.json (its default when absent).
 inline bool is_family_axis(Axis a) { return is_hopper_axis(a) || is_transform_axis(a) || is_simt_axis(a); }

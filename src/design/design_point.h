@@ -90,6 +90,9 @@ struct DesignPoint {
   // Layout-transform family only (staged designs); written to design.json and the name only
   // when not predicated.
   ReadGuard read_guard = ReadGuard::kPredicated;
+  // Layout-transform family only (staged designs); written to design.json and the name only
+  // when not hoisted.
+  ParamReads param_reads = ParamReads::kHoisted;
 
   // SIMT designs only (fragment none, outside the Hopper and transform families); written to
   // design.json only when not strided.

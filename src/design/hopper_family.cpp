@@ -137,10 +137,11 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
       !(d.warps == WarpArrangement{f.block_size / 32, 1}) || d.activation != ActivationPlacement::kFused ||
       d.boundary != Boundary::kGuarded || d.k_range != KRange::kGeneric || d.scale != Scale::kNone ||
       d.fragment_load != FragmentLoad::kStrided || d.shared_pad != SharedPad::kNone ||
-      d.read_guard != ReadGuard::kPredicated) {
+      d.read_guard != ReadGuard::kPredicated || d.param_reads != ParamReads::kHoisted) {
     fail("hopper-fixed", cat("the Hopper family fixes shared_staging ab, lanes forward, read_once default, register_tile "
                              "1x1, warps ", f.block_size / 32, "x1, activation fused, boundary guarded, "
-                             "k_range generic, fragment_load strided, shared_pad none, read_guard predicated"));
+                             "k_range generic, fragment_load strided, shared_pad none, read_guard predicated, "
+                             "param_reads hoisted"));
   }
   if (d.register_split == RegisterSplit::kSetMaxNReg && hopper_consumer_registers(d) == 0) {
     fail("hopper-register-split", cat("register_split setmaxnreg moves the producer's registers to 2 or 3 consumer "

@@ -256,6 +256,7 @@ void apply_step(DesignPoint& d, const Move& m) {
       return;
     }
     case Axis::kReadGuard: d.read_guard = parse_enum_value<ReadGuard>(to_value(m), to_string(m.axis)); return;
+    case Axis::kParamReads: d.param_reads = parse_enum_value<ParamReads>(to_value(m), to_string(m.axis)); return;
   }
 }
 
@@ -490,6 +491,8 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
     enum_steps(Axis::kScale, d.scale);
     // read_guard last among a transform's steps, so earlier chains keep their order.
     if (d.staging != Staging::kNone) enum_steps(Axis::kReadGuard, d.read_guard);
+    // param_reads after it, for the same reason.
+    if (d.staging != Staging::kNone) enum_steps(Axis::kParamReads, d.param_reads);
   }
   // The SIMT designs' later axes, last so the earlier neighbours keep their order.
   if (!tensor && !is_transform(d)) {

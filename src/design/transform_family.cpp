@@ -66,6 +66,7 @@ std::string transform_procedural_name(const DesignPoint& d) {
     << (d.k_range == KRange::kGeneric ? "gen" : "fix") << "_scale-" << to_string(d.scale);
   // Later axes only when moved from their defaults: the names of earlier designs stay.
   if (d.read_guard != ReadGuard::kPredicated) s << "_rg-" << to_string(d.read_guard);
+  if (d.param_reads != ParamReads::kHoisted) s << "_pr-" << to_string(d.param_reads);
   return s.str();
 }
 
@@ -90,6 +91,9 @@ void check_transform(const DesignPoint& d, std::vector<Violation>& out) {
   }
   if (d.read_guard == ReadGuard::kColumnBranch && d.staging != Staging::kA) {
     fail("transform-read-guard", "read_guard column_branch branches over the read phase of a staged tile: shared_staging a");
+  }
+  if (d.param_reads == ParamReads::kAtStore && d.staging != Staging::kA) {
+    fail("transform-param-reads", "param_reads at_store re-reads the parameters in a staged tile's write phase: shared_staging a");
   }
   if (d.staging != Staging::kNone && d.staging != Staging::kA) {
     fail("transform-staging", cat("shared_staging ", to_string(d.staging), ": a transform stages its one input tile (a) or nothing (none)"));
@@ -164,6 +168,8 @@ const std::vector<std::pair<std::string, std::string>>& transform_rule_descripti
       {"scale-family", "scale = alpha belongs to the layout-transform family"},
       {"transform-read-guard", "layout transforms: read_guard column_branch needs a staged tile (shared_staging a)"},
       {"read-guard-family", "read_guard other than predicated belongs to the layout-transform family"},
+      {"transform-param-reads", "layout transforms: param_reads at_store needs a staged tile (shared_staging a)"},
+      {"param-reads-family", "param_reads other than hoisted belongs to the layout-transform family"},
   };
   return rules;
 }

@@ -95,6 +95,10 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
     if (out.size() == before) check_capacities(d, out);
     return;
   }
+  if (d.param_reads != ParamReads::kHoisted) {
+    fail("param-reads-family", cat("param_reads ", to_string(d.param_reads), " belongs to the layout-transform family, not to a ",
+                                   ops::to_string(d.op.kind)));
+  }
   if (d.read_guard != ReadGuard::kPredicated) {
     fail("read-guard-family", cat("read_guard ", to_string(d.read_guard), " belongs to the layout-transform family, not to a ",
                                   ops::to_string(d.op.kind)));

@@ -148,6 +148,10 @@ const ResponseTable& prior_responses() {
     // diffusion_policy-1/-4 by hand: lanes 1.0 -> 0.65, SM throughput 69-72 -> 78-82 %).
     set(Axis::kReadGuard, M::kActiveLaneFraction, 0.3);
     set(Axis::kReadGuard, M::kComputeThroughput, 0.1);
+    // Parameters re-read from the constant bank at each store (cuDNN's transpose): the ADU pipe
+    // (constant loads) becomes the busiest unit, as in cuDNN's kernel at 97-99 % where our
+    // hoisted locks are ALU-bound at about 76 % (docs/measurements, session 18).
+    set(Axis::kParamReads, M::kComputeThroughput, 0.3);
     return t;
   }();
   return table;
@@ -202,6 +206,7 @@ std::string same_operator_reason(const std::vector<Move>& moves, const design::D
       {Axis::kSharedPad, "the shared tiles' rows are four words longer; the same values are staged and read"},
       {Axis::kConsumerLayout, "the consumer warpgroups split the tile's columns over one 64-row slice instead of its rows; each output is the same wgmma sum in the same K order"},
       {Axis::kFragmentLoad, "threads own runs of four consecutive rows and columns, read from the shared tiles as 16-byte vectors; each output is the same sum in the same K order"},
+      {Axis::kParamReads, "each store reads the output pointer and alpha again from a constant copy of the same values; every element is stored to the same place with the same scale"},
       {Axis::kReadGuard, "the lanes whose column lies outside the tensor skip the read phase by a branch instead of predicated accesses; every element in the tensor is read once and lands in the same place"},
   };
   std::string s;

@@ -56,12 +56,21 @@ std::set<std::string> features(const DesignPoint& d) {
     out = {"column_branch vector=" + std::string(d.register_tile.n > 1 ? ">1" : "1"),
            "column_branch lane_a=" + design::to_string(d.lane_a), "column_branch boundary=" + design::to_string(d.boundary)};
   }
+  if (d.param_reads == design::ParamReads::kAtStore) {
+    // What changes the write phase that reads the parameters again, each shown once with it.
+    for (const auto& f : {"at_store scale=" + design::to_string(d.scale), "at_store boundary=" + design::to_string(d.boundary),
+                          "at_store read_guard=" + design::to_string(d.read_guard),
+                          std::string("at_store vector=") + (d.register_tile.n > 1 ? ">1" : "1")}) {
+      out.insert(f);
+    }
+  }
   std::set<std::string> base = {op + "lanes=" + design::to_string(d.lane_a) + "/" + design::to_string(d.lane_b) + (g.staged ? "" : " direct"),
           "read_once=" + design::to_string(d.read_once),
           "boundary=" + design::to_string(d.boundary),
           "k_range=" + design::to_string(d.k_range),
           "scale=" + design::to_string(d.scale) + ":" + ops::to_string(d.op.precision),
           op + "read_guard=" + design::to_string(d.read_guard),
+          op + "param_reads=" + design::to_string(d.param_reads),
           "vector=" + std::to_string(d.register_tile.n),
           "elements=" + std::to_string(d.register_tile.m),
           "tile=" + std::to_string(d.tile.m) + "x" + std::to_string(d.tile.n)};
@@ -119,6 +128,14 @@ std::vector<DesignPoint> sample(int random_per_op, bool all = true) {
         d.read_guard = design::ReadGuard::kColumnBranch;
         designs.push_back(d);
       }
+      // Parameters read again at each store, with what changes the write phase: the scale
+      // (where alpha is read), the boundary (full tiles store through it too), vectors and the
+      // column branch.
+      for (DesignPoint d : std::vector<DesignPoint>(designs)) {
+        if (d.staging != design::Staging::kA) continue;
+        d.param_reads = design::ParamReads::kAtStore;
+        designs.push_back(d);
+      }
     }
     for (auto& d : designs) {
       EXPECT_FALSE(design::can_implement(d).has_value()) << design::procedural_name(d);
@@ -151,6 +168,14 @@ TEST(TransformSample, EveryAxisValueOccurs) {
       seen["column_branch"].insert("op " + d.op.name);
     }
     seen["read_guard"].insert(design::to_string(d.read_guard));
+    seen["param_reads"].insert(design::to_string(d.param_reads));
+    if (d.param_reads == design::ParamReads::kAtStore) {
+      seen["at_store"].insert("scale " + design::to_string(d.scale));
+      seen["at_store"].insert("boundary " + design::to_string(d.boundary));
+      seen["at_store"].insert("read_guard " + design::to_string(d.read_guard));
+      seen["at_store"].insert(std::string("vector ") + (d.register_tile.n > 1 ? ">1" : "1"));
+      seen["at_store"].insert("op " + d.op.name);
+    }
     seen["vector"].insert(std::to_string(d.register_tile.n));
     seen["tile"].insert(std::to_string(d.tile.m) + "x" + std::to_string(d.tile.n));
     seen["elements"].insert(std::to_string(d.register_tile.m));
@@ -161,6 +186,12 @@ TEST(TransformSample, EveryAxisValueOccurs) {
   EXPECT_EQ(seen["k_range"].size(), 2u);
   EXPECT_EQ(seen["scale"].size(), design::all_values<design::Scale>().size());
   EXPECT_EQ(seen["read_guard"].size(), design::all_values<design::ReadGuard>().size());
+  EXPECT_EQ(seen["param_reads"].size(), design::all_values<design::ParamReads>().size());
+  for (const char* c : {"scale none", "scale alpha", "scale alpha_in_range", "boundary guarded", "boundary uniform_branch",
+                        "read_guard predicated", "read_guard column_branch", "vector 1", "vector >1",
+                        "op odd.nchw2nhwc.fp32", "op even.nhwc2nchw.bf16", "op weight.ncl2nlc.fp16"}) {
+    EXPECT_TRUE(seen["at_store"].count(c)) << c;
+  }
   for (const char* c : {"vector 1", "vector >1", "lane_a forward", "lane_a reversed", "boundary guarded",
                         "boundary uniform_branch", "op odd.nchw2nhwc.fp32", "op weight.ncl2nlc.fp16"}) {
     EXPECT_TRUE(seen["column_branch"].count(c)) << c;
@@ -216,6 +247,43 @@ TEST(TransformEmit, ColumnBranchSaysWhatItDoes) {
   const auto full = uniform.find("void move_tile_full(");
   ASSERT_NE(full, std::string::npos);
   EXPECT_EQ(uniform.find("rows_here", full), std::string::npos);  // full tiles: no guard, no branch
+}
+
+// param_reads at_store: every store of the write phase takes the output pointer (and alpha, when
+// the design scales) from store_base / store_alpha with the store's index; the CUDA host fills
+// the four constant slots before the launch and sets the slot factor to 0; the Vortex side reads
+// the argument block through volatile loads; the read phase is the hoisted design's.
+TEST(TransformEmit, ParamReadsAtStoreSaysWhatItDoes) {
+  DesignPoint d = seed_of(sample_ops()[0]);
+  ASSERT_EQ(d.staging, design::Staging::kA);
+  d.scale = design::Scale::kAlphaInRange;
+  const std::string hoisted = emit_cuda(d);
+  d.param_reads = design::ParamReads::kAtStore;
+  const std::string cu = emit_cuda(d);
+  EXPECT_NE(cu.find("param_reads: at_store"), std::string::npos);
+  EXPECT_NE(cu.find("__constant__ StoreParams c_store[4];"), std::string::npos);
+  EXPECT_NE(cu.find("c_store[(i * p.slot) & 3].y"), std::string::npos);
+  EXPECT_NE(cu.find("store_vec(store_base(p, i) + y_plane + col * rows + row, e);"), std::string::npos);
+  EXPECT_NE(cu.find("scale(e[j], store_alpha(p, i))"), std::string::npos);
+  EXPECT_EQ(cu.find("scale(e[j], p.alpha)"), std::string::npos);  // no store scales by the hoisted alpha
+  EXPECT_NE(cu.find("p->slot = 0;"), std::string::npos);
+  EXPECT_LT(cu.find("cudaMemcpyToSymbolAsync(c_store, slots"), cu.find("transform<<<"));
+  EXPECT_EQ(hoisted.find("store_base"), std::string::npos);
+  EXPECT_EQ(hoisted.find("slot"), std::string::npos);
+  // The read phase is the hoisted design's, line for line.
+  const auto reads = [](const std::string& src) { return src.substr(src.find("// Reads:"), src.find("// Writes:") - src.find("// Reads:")); };
+  EXPECT_EQ(reads(cu), reads(hoisted));
+  std::string kernel;
+  for (const auto& f : emit_vortex(d, {}))
+    if (f.name == "kernel.cpp") kernel = f.text;
+  EXPECT_NE(kernel.find("((const volatile Params*)&p)->out_addr"), std::string::npos);
+  EXPECT_NE(kernel.find("((const volatile Params*)&p)->alpha"), std::string::npos);
+  EXPECT_NE(kernel.find("store_vec(store_base(p, i) + y_plane + col * rows + row, e);"), std::string::npos);
+  // Without a scale there is no alpha to read at the store.
+  d.scale = design::Scale::kNone;
+  const std::string plain = emit_cuda(d);
+  EXPECT_NE(plain.find("store_base(p, i)"), std::string::npos);
+  EXPECT_EQ(plain.find("store_alpha(p, i)"), std::string::npos);
 }
 
 TEST(TransformEmit, SourcesSayWhatTheyDo) {

@@ -52,8 +52,8 @@ TEST(Axes, NamesRoundTrip) {
   EXPECT_FALSE(parse("padding", b));
   // twelve, the Hopper family's four, the transforms' scale, then the Hopper family's bias_load,
   // register_split, wgmma_in_flight, schedule, tf32_round, the SIMT designs' fragment_load and
-  // shared_pad, the Hopper family's consumer_layout and the transforms' read_guard
-  EXPECT_EQ(axis_names().size(), 26u);
+  // shared_pad, the Hopper family's consumer_layout and the transforms' read_guard and param_reads
+  EXPECT_EQ(axis_names().size(), 27u);
   for (ConsumerLayout v : all_values<ConsumerLayout>()) {
     ConsumerLayout back{};
     ASSERT_TRUE(parse(to_string(v), back));
@@ -62,7 +62,15 @@ TEST(Axes, NamesRoundTrip) {
   EXPECT_TRUE(is_hopper_axis(Axis::kConsumerLayout));
   EXPECT_FALSE(is_simt_axis(Axis::kConsumerLayout));
   EXPECT_EQ(axis_names()[24], "consumer_layout");
-  EXPECT_EQ(axis_names().back(), "read_guard");
+  EXPECT_EQ(axis_names()[25], "read_guard");
+  EXPECT_EQ(axis_names().back(), "param_reads");
+  for (ParamReads v : all_values<ParamReads>()) {
+    ParamReads back{};
+    ASSERT_TRUE(parse(to_string(v), back));
+    EXPECT_EQ(back, v);
+  }
+  EXPECT_TRUE(is_transform_axis(Axis::kParamReads));
+  EXPECT_FALSE(is_hopper_axis(Axis::kParamReads));
   for (ReadGuard v : all_values<ReadGuard>()) {
     ReadGuard back{};
     ASSERT_TRUE(parse(to_string(v), back));
@@ -622,6 +630,25 @@ TEST(Validity, EachRuleIsReportedByName) {
     const auto v = can_implement(d);
     ASSERT_TRUE(v.has_value());
     EXPECT_EQ(v->rule, "transform-read-guard") << v->detail;
+    covered.insert(v->rule);
+  }
+  {
+    DesignPoint d = linear_seed();
+    d.param_reads = ParamReads::kAtStore;
+    const auto v = can_implement(d);
+    ASSERT_TRUE(v.has_value());
+    EXPECT_EQ(v->rule, "param-reads-family");
+    covered.insert(v->rule);
+  }
+  {
+    DesignPoint d = transform_seed(3);
+    d.staging = Staging::kNone;
+    d.lane_b = LaneMap::kReversed;
+    ASSERT_FALSE(can_implement(d).has_value());  // a direct design
+    d.param_reads = ParamReads::kAtStore;
+    const auto v = can_implement(d);
+    ASSERT_TRUE(v.has_value());
+    EXPECT_EQ(v->rule, "transform-param-reads") << v->detail;
     covered.insert(v->rule);
   }
   // Every documented rule except the range guard on register tiles is exercised here.

@@ -187,10 +187,10 @@ TEST(TransformDesign, ReadGuardIsALaterAxisOfStagedTransforms) {
   Json bad = design_to_json(branch);
   bad["axes"]["read_guard"] = 3;
   expect_input_error([&] { design_from_json(bad, "b.json"); }, {"b.json", "axes.read_guard"});
-  // The step is the seed's last neighbour (earlier chains keep their order), and the way back.
+  // The step is the seed's last neighbour but param_reads' (earlier chains keep their order), and the way back.
   const auto from_seed = neighbours(seed);
-  ASSERT_FALSE(from_seed.empty());
-  EXPECT_EQ(from_seed.back().move, step);
+  ASSERT_GE(from_seed.size(), 2u);
+  EXPECT_EQ(from_seed[from_seed.size() - 2].move, step);
   bool back_step = false;
   for (const auto& n : neighbours(branch)) back_step |= n.move.axis == Axis::kReadGuard && n.design.read_guard == ReadGuard::kPredicated;
   EXPECT_TRUE(back_step);
@@ -205,6 +205,52 @@ TEST(TransformDesign, ReadGuardIsALaterAxisOfStagedTransforms) {
   DesignPoint h = seed_from_reference(ref("pi0-2-linear"));
   ASSERT_TRUE(is_hopper(h));
   h.read_guard = ReadGuard::kColumnBranch;
+  const auto why = can_implement(h);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_EQ(why->rule, "hopper-fixed") << why->detail;
+}
+
+// param_reads (at_store: the output pointer and alpha read again at each store, cuDNN's
+// transpose) is a step of a staged transform's vocabulary after read_guard, written to
+// design.json and the name only when set; a direct transform, a GEMM design and a Hopper design
+// refuse it by rule.
+TEST(TransformDesign, ParamReadsIsALaterAxisOfStagedTransforms) {
+  const DesignPoint seed = seed_from_reference(ref("diffusion_policy-1-conv1d"));
+  ASSERT_EQ(seed.param_reads, ParamReads::kHoisted);
+  EXPECT_FALSE(design_to_json(seed)["axes"].contains("param_reads"));  // earlier designs keep their file
+  const Move step{Axis::kParamReads, "to:at_store", "", std::nullopt};
+  const DesignPoint at = apply(seed, step);
+  EXPECT_EQ(at.param_reads, ParamReads::kAtStore);
+  EXPECT_FALSE(can_implement(at).has_value());
+  EXPECT_EQ(design_to_json(at)["axes"]["param_reads"], "at_store");
+  EXPECT_EQ(procedural_name(at), procedural_name(seed) + "_pr-at_store");
+  const DesignPoint both = apply(at, Move{Axis::kReadGuard, "to:column_branch", "", std::nullopt});
+  EXPECT_EQ(procedural_name(both), procedural_name(seed) + "_rg-column_branch_pr-at_store");
+  const DesignPoint back = design_from_json(design_to_json(at), "b.json");
+  EXPECT_TRUE(same_axes(back, at));
+  EXPECT_FALSE(same_axes(back, seed));
+  EXPECT_EQ(apply_settings(seed, {"param_reads=at_store"}).param_reads, ParamReads::kAtStore);
+  expect_input_error([&] { apply_settings(seed, {"param_reads=sometimes"}); }, {"--set", "param_reads", "hoisted, at_store"});
+  Json bad = design_to_json(at);
+  bad["axes"]["param_reads"] = true;
+  expect_input_error([&] { design_from_json(bad, "b.json"); }, {"b.json", "axes.param_reads"});
+  // The step is the seed's last neighbour, after read_guard's, and the way back is one.
+  const auto from_seed = neighbours(seed);
+  ASSERT_GE(from_seed.size(), 2u);
+  EXPECT_EQ(from_seed.back().move, step);
+  EXPECT_EQ(from_seed[from_seed.size() - 2].move.axis, Axis::kReadGuard);
+  bool back_step = false;
+  for (const auto& n : neighbours(at)) back_step |= n.move.axis == Axis::kParamReads && n.design.param_reads == ParamReads::kHoisted;
+  EXPECT_TRUE(back_step);
+  const DesignPoint direct = apply(seed, {parse_setting("shared_staging=none"), parse_setting("lane_b=reversed")});
+  for (const auto& n : neighbours(direct)) EXPECT_NE(n.move.axis, Axis::kParamReads);
+  expect_input_error([&] { apply_settings(direct, {"param_reads=at_store"}); }, {"--set", "transform-param-reads"});
+  const DesignPoint gemm = seed_design(ops::make_linear("g", ops::PrecisionPath::fp32, 37, 53, 71), EngineClass::kSimt, 128);
+  expect_input_error([&] { apply_settings(gemm, {"param_reads=at_store"}); }, {"--set", "param-reads-family"});
+  for (const auto& n : neighbours(gemm)) EXPECT_NE(n.move.axis, Axis::kParamReads);
+  DesignPoint h = seed_from_reference(ref("pi0-2-linear"));
+  ASSERT_TRUE(is_hopper(h));
+  h.param_reads = ParamReads::kAtStore;
   const auto why = can_implement(h);
   ASSERT_TRUE(why.has_value());
   EXPECT_EQ(why->rule, "hopper-fixed") << why->detail;

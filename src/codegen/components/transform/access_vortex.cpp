@@ -40,6 +40,14 @@ class VortexTransformAccess final : public TransformAccess {
     return "(vxb_lt((uint32_t)(" + row + "), (uint32_t)rows) & vxb_lt((uint32_t)(" + col + "), (uint32_t)cols))";
   }
   std::string column_branch_note() const override { return "vx_split / vx_join"; }
+  std::string store_param_functions(const Dialect& x) const override {
+    const std::string fn = x.device_fn();
+    return "// param_reads at_store: volatile loads from the argument block at each store.\n" + fn +
+           " bits_t* store_base(const Params& p, int i) {\n(void)i;\n"
+           "return (bits_t*)(uintptr_t)((const volatile Params*)&p)->out_addr;\n}\n" + fn +
+           " float store_alpha(const Params& p, int i) {\n(void)i;\nreturn ((const volatile Params*)&p)->alpha;\n}\n";
+  }
+  std::string store_param_note() const override { return "the kernel's argument block in memory (volatile loads)"; }
   std::string less_than(const std::string& a, const std::string& b) const override {
     return "vxb_lt((uint32_t)(" + a + "), (uint32_t)(" + b + "))";
   }
