@@ -169,7 +169,8 @@ enum class ReadGuard { kPredicated, kColumnBranch };
 // 27. Parameter reads (layout transforms, staged designs): kHoisted = the output pointer and
 //     alpha are read once and kept in registers (the compiler's choice); kAtStore = each store of
 //     the write phase reads them again from the constant bank (CUDA: a __constant__ copy indexed
-//     by a run-time zero, so the compiler can neither keep nor merge them), as cuDNN's transpose
+//     by a per-thread run-time zero, so the compiler can neither keep nor merge them, and the
+//     loads are per-thread LDCs, not uniform ULDCs), as cuDNN's transpose
 //     does (LDC.64 and LDC before each guarded STG: its SM throughput is the ADU pipe's, 97-99 %).
 //     Vortex: volatile loads from the kernel's argument block at each store.
 enum class ParamReads { kHoisted, kAtStore };

@@ -262,7 +262,7 @@ TEST(TransformEmit, ParamReadsAtStoreSaysWhatItDoes) {
   const std::string cu = emit_cuda(d);
   EXPECT_NE(cu.find("param_reads: at_store"), std::string::npos);
   EXPECT_NE(cu.find("__constant__ StoreParams c_store[4];"), std::string::npos);
-  EXPECT_NE(cu.find("c_store[(i * p.slot) & 3].y"), std::string::npos);
+  EXPECT_NE(cu.find("c_store[(((int)threadIdx.x + i) * p.slot) & 3].y"), std::string::npos);
   EXPECT_NE(cu.find("store_vec(store_base(p, i) + y_plane + col * rows + row, e);"), std::string::npos);
   EXPECT_NE(cu.find("scale(e[j], store_alpha(p, i))"), std::string::npos);
   EXPECT_EQ(cu.find("scale(e[j], p.alpha)"), std::string::npos);  // no store scales by the hoisted alpha

@@ -47,14 +47,17 @@ class CudaTransformAccess final : public TransformAccess {
     return "(" + row + " < rows && " + col + " < cols)";
   }
   std::string column_branch_note() const override { return "a divergent branch"; }
-  // Four equal slots indexed by i * p.slot (0 at run time, & 3 to stay inside): the compiler can
-  // neither fold the index nor prove two stores read the same slot, so each store loads again.
+  // Four equal slots indexed by (thread + i) * p.slot (0 at run time, & 3 to stay inside): the
+  // compiler can neither fold the index nor prove two stores read the same slot, so each store
+  // loads again; and the index is a thread's own, so the load is a per-thread LDC (through the
+  // ADU and the indexed constant cache, as cuDNN's predicated LDCs) rather than the uniform ULDC
+  // ptxas makes of a warp-uniform index (measured on the H200, session 19).
   std::string store_param_functions(const Dialect& x) const override {
     const std::string fn = x.device_fn();
     return "// param_reads at_store: the output pointer and alpha, copied to the constant bank before the launch.\n"
            "struct StoreParams {\nbits_t* y;\nfloat alpha;\n};\n__constant__ StoreParams c_store[4];\n" +
-           fn + " bits_t* store_base(const Params& p, int i) { return c_store[(i * p.slot) & 3].y; }\n" + fn +
-           " float store_alpha(const Params& p, int i) { return c_store[(i * p.slot) & 3].alpha; }\n";
+           fn + " bits_t* store_base(const Params& p, int i) { return c_store[(((int)threadIdx.x + i) * p.slot) & 3].y; }\n" + fn +
+           " float store_alpha(const Params& p, int i) { return c_store[(((int)threadIdx.x + i) * p.slot) & 3].alpha; }\n";
   }
   std::string store_param_note() const override { return "the constant bank (a __constant__ copy, LDC)"; }
   std::string less_than(const std::string& a, const std::string& b) const override { return "(" + a + " < " + b + ")"; }
