@@ -7,6 +7,7 @@
 //   boundary   boundary        how out-of-range rows, columns and k are handled
 //   epilogue   activation      where the activation is applied
 //   split_k    split_k         one K range per block, or partial sums and a reduction pass
+//              (+ split_reduce) (or, CUDA's serial, the slices added in turn in the GEMM kernel)
 //   k_range    k_range         K compiled in or read at run time
 //
 // A component is registered under the names of the axis values it implements and the backends
@@ -140,7 +141,10 @@ class Epilogue {
 class SplitK {
  public:
   static constexpr const char* kFamily = "split_k";
-  static std::string value_of(const design::DesignPoint& d) { return d.split_k > 1 ? "two_pass" : "none"; }
+  static std::string value_of(const design::DesignPoint& d) {
+    if (d.split_k <= 1) return "none";
+    return d.split_reduce == design::SplitReduce::kSerial ? "serial" : "two_pass";
+  }
   virtual ~SplitK() = default;
   virtual bool sliced() const = 0;
   virtual std::string frame_comment() const = 0;  // what blockIdx.z runs over besides batches
@@ -148,6 +152,9 @@ class SplitK {
   // The GEMM body's z, k_begin and k_end (`k_limit` is the K the slices cover).
   virtual std::string frame(const Context& c, const std::string& k_limit) const = 0;
   virtual std::string store() const = 0;           // the epilogue's store statement
+  // Around the epilogue, reached by every thread of the block (serial split-K's turn).
+  virtual std::string before_epilogue(const Context&) const { return ""; }
+  virtual std::string after_epilogue(const Context&) const { return ""; }
   virtual std::string finish_comment() const = 0;  // end of the comment above finish()
   virtual std::string unused_after_mainloop() const = 0;
   virtual std::string pass_body(const Context& c) const = 0;  // the reduction pass ("" when none)

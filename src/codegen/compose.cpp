@@ -9,14 +9,18 @@ namespace vxsynth::codegen {
 
 using design::DesignPoint;
 
-std::vector<Pass> passes(const DesignPoint& d) {
+bool serial_split_k(const DesignPoint& d, Backend backend) {
+  return backend == Backend::kCuda && d.split_k > 1 && d.split_reduce == design::SplitReduce::kSerial;
+}
+
+std::vector<Pass> passes(const DesignPoint& d, Backend backend) {
   std::vector<Pass> out;
   if (d.boundary == design::Boundary::kPadded) {
     out.push_back(Pass::kPadA);
     out.push_back(Pass::kPadB);
   }
   out.push_back(Pass::kGemm);
-  if (d.split_k > 1) out.push_back(Pass::kReduce);
+  if (d.split_k > 1 && !serial_split_k(d, backend)) out.push_back(Pass::kReduce);
   if (d.activation == design::ActivationPlacement::kStripped) out.push_back(Pass::kActivation);
   return out;
 }
@@ -54,11 +58,12 @@ std::vector<std::string> param_fields(const DesignPoint& d) {
   return f;
 }
 
-std::vector<std::string> tensor_fields(const DesignPoint& d) {
+std::vector<std::string> tensor_fields(const DesignPoint& d, Backend backend) {
   std::vector<std::string> f = {"a", "b"};
   if (d.op.has_bias()) f.push_back("bias");
   f.push_back("out");
   if (d.split_k > 1) f.push_back("partial");
+  if (serial_split_k(d, backend)) f.push_back("flags");
   if (d.activation == design::ActivationPlacement::kStripped) f.push_back("pre");
   if (d.boundary == design::Boundary::kPadded) {
     f.push_back("a_pad");
@@ -279,7 +284,7 @@ std::string Composer::gemm_body() const {
     s << "for (idx_t k0 = k_begin; k0 < k_end; k0 += kBK) {\n" << c.mainloop.compute_call(c, "k0", "0") << "}\n";
   }
   s << c.mainloop.unused_after_mainloop() << c.split_k.unused_after_mainloop();
-  s << c.mainloop.epilogue(c, c.split_k.store());
+  s << c.split_k.before_epilogue(c) << c.mainloop.epilogue(c, c.split_k.store()) << c.split_k.after_epilogue(c);
   return s.str();
 }
 
@@ -331,6 +336,9 @@ std::string Composer::axis_summary() const {
   if (d.shared_pad != design::SharedPad::kNone) {
     line(design::Axis::kSharedPad, design::to_string(d.shared_pad),
          "each k row of the staged tiles is four words longer (kLdA, kLdB), so stores of consecutive k fall in distinct banks");
+  }
+  if (d.split_reduce != design::SplitReduce::kSeparate) {
+    line(design::Axis::kSplitReduce, design::to_string(d.split_reduce), c.split_k.describe(c));
   }
   return s.str();
 }

@@ -12,14 +12,19 @@
 
 namespace vxsynth::codegen {
 
-std::vector<Pass> passes(const design::DesignPoint& d);
+// The kernels of a design on one backend, in launch order (CUDA's split_reduce serial adds the
+// K slices inside the GEMM kernel: no reduction pass there; Vortex keeps it).
+std::vector<Pass> passes(const design::DesignPoint& d, Backend backend);
+// Whether the GEMM kernel itself adds the K slices (split_reduce serial on CUDA).
+bool serial_split_k(const design::DesignPoint& d, Backend backend);
 std::string pass_function(Pass p);  // "pad_a", "gemm", ...
 
 // Scalar fields of the parameter block (both sides), in declaration order; arrays
 // ("batch_dim", "a_stride", "b_stride") are listed with a trailing "[4]".
 std::vector<std::string> param_fields(const design::DesignPoint& d);
-// Tensor pointers the kernels use ("a", "b", "bias", "out", "partial", "pre", "a_pad", "b_pad").
-std::vector<std::string> tensor_fields(const design::DesignPoint& d);
+// Tensor pointers the kernels use ("a", "b", "bias", "out", "partial", "flags", "pre", "a_pad",
+// "b_pad"); "flags" (one int per output tile) only where the GEMM kernel adds the K slices.
+std::vector<std::string> tensor_fields(const design::DesignPoint& d, Backend backend);
 
 class Composer {
  public:

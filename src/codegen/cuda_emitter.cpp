@@ -16,6 +16,10 @@ using design::DesignPoint;
 
 namespace {
 
+bool is_workspace_field(const std::string& f) {
+  return f == "partial" || f == "flags" || f == "pre" || f == "a_pad" || f == "b_pad";
+}
+
 const char* abi_activation(ops::Activation a) {
   switch (a) {
     case ops::Activation::relu: return "VXSYNTH_ACT_RELU";
@@ -39,9 +43,10 @@ std::string params_struct(const DesignPoint& d) {
 std::string tensors_struct(const DesignPoint& d) {
   std::ostringstream s;
   s << "// Device tensors (workspace slices included).\nstruct Tensors {\n";
-  for (const auto& f : tensor_fields(d)) {
+  for (const auto& f : tensor_fields(d, Backend::kCuda)) {
     if (f == "a" || f == "b" || f == "bias") s << "const elem_t* " << f << ";\n";
     else if (f == "partial" || f == "pre") s << "float* " << f << ";\n";
+    else if (f == "flags") s << "int* flags;\n";
     else s << "elem_t* " << f << ";\n";
   }
   s << "};\n\n";
@@ -104,20 +109,28 @@ std::string host_code(const DesignPoint& d) {
 
   // Workspace.
   s << "// Workspace slices, 256-byte aligned.\nstruct Workspace {\nsize_t total = 0;\n";
-  for (const auto& f : tensor_fields(d)) {
-    if (f == "partial" || f == "pre" || f == "a_pad" || f == "b_pad") s << "size_t " << f << " = 0;\n";
+  for (const auto& f : tensor_fields(d, Backend::kCuda)) {
+    if (is_workspace_field(f)) s << "size_t " << f << " = 0;\n";
   }
   s << "};\n\n";
   bool workspace = false;
-  for (const auto& f : tensor_fields(d)) workspace |= f == "partial" || f == "pre" || f == "a_pad" || f == "b_pad";
+  for (const auto& f : tensor_fields(d, Backend::kCuda)) workspace |= is_workspace_field(f);
   s << "Workspace workspace_layout(const Params& p) {\nWorkspace w;\n(void)p;\n";
   if (workspace) {
     s << "auto take = [&w](size_t bytes) {\nconst size_t at = w.total;\nw.total += (bytes + 255) / 256 * 256;\nreturn at;\n};\n";
   }
-  for (const auto& f : tensor_fields(d)) {
+  for (const auto& f : tensor_fields(d, Backend::kCuda)) {
     if (f == "a_pad") s << "w.a_pad = take(sizeof(elem_t) * p.batch * p.Mp * p.Kp);\n";
     if (f == "b_pad") s << "w.b_pad = take(sizeof(elem_t) * p.batch * p.Np * p.Kp);\n";
-    if (f == "partial") s << "w.partial = take(sizeof(float) * kSplit * p.batch * p.M * p.N);\n";
+    // split_reduce serial keeps one running sum per output; the two passes one sum per slice.
+    if (f == "partial") {
+      s << "w.partial = take(sizeof(float)" << (serial_split_k(d, Backend::kCuda) ? "" : " * kSplit")
+        << " * p.batch * p.M * p.N);\n";
+    }
+    // One flag per output tile of each batch: the slice whose turn it is.
+    if (f == "flags") {
+      s << "w.flags = take(sizeof(int) * p.batch * ((p.M + kBM - 1) / kBM) * ((p.N + kBN - 1) / kBN));\n";
+    }
     if (f == "pre") s << "w.pre = take(sizeof(float) * p.batch * p.M * p.N);\n";
   }
   s << "return w;\n}\n\n";
@@ -126,7 +139,7 @@ std::string host_code(const DesignPoint& d) {
 
 std::string entry_points(const DesignPoint& d) {
   std::ostringstream s;
-  const auto list = passes(d);
+  const auto list = passes(d, Backend::kCuda);
   s << "extern \"C\" size_t vxsynth_candidate_workspace_bytes(const vxsynth_problem* problem) {\n"
        "Params p{};\nif (!make_params(problem, &p)) return 0;\nreturn workspace_layout(p).total;\n}\n\n";
   s << "extern \"C\" int vxsynth_candidate_launch(const vxsynth_problem* problem, const vxsynth_buffers* buffers,\n"
@@ -135,13 +148,14 @@ std::string entry_points(const DesignPoint& d) {
   s << "const Workspace w = workspace_layout(p);\n";
   s << "if (w.total > 0 && (buffers->workspace == nullptr || buffers->workspace_bytes < w.total)) return 2;\n";
   bool workspace = false;
-  for (const auto& f : tensor_fields(d)) workspace |= f == "partial" || f == "pre" || f == "a_pad" || f == "b_pad";
+  for (const auto& f : tensor_fields(d, Backend::kCuda)) workspace |= is_workspace_field(f);
   if (workspace) s << "unsigned char* scratch = static_cast<unsigned char*>(buffers->workspace);\n";
   s << "Tensors t{};\n";
-  for (const auto& f : tensor_fields(d)) {
+  for (const auto& f : tensor_fields(d, Backend::kCuda)) {
     if (f == "a" || f == "b" || f == "bias") s << "t." << f << " = static_cast<const elem_t*>(buffers->" << f << ");\n";
     else if (f == "out") s << "t.out = static_cast<elem_t*>(buffers->out);\n";
     else if (f == "partial" || f == "pre") s << "t." << f << " = reinterpret_cast<float*>(scratch + w." << f << ");\n";
+    else if (f == "flags") s << "t.flags = reinterpret_cast<int*>(scratch + w.flags);\n";
     else s << "t." << f << " = reinterpret_cast<elem_t*>(scratch + w." << f << ");\n";
   }
   s << "const dim3 block(kThreads);\n";
@@ -155,6 +169,11 @@ std::string entry_points(const DesignPoint& d) {
       if (design::cuda_shared_bytes(d) > 48 * 1024) {
         s << "if (cudaFuncSetAttribute(gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes) != cudaSuccess) "
              "return 3;\n";
+      }
+      if (serial_split_k(d, Backend::kCuda)) {
+        s << "// The slices of a tile add their sums in turn, by the tile's flag: every flag starts at slice 0.\n"
+             "if (cudaMemsetAsync(t.flags, 0, sizeof(int) * grid.x * grid.y * grid.z / kSplit, stream) != cudaSuccess) "
+             "return 4;\n";
       }
       s << "gemm<<<grid, block, " << (design::cuda_shared_bytes(d) > 0 ? "kSharedBytes" : "0") << ", stream>>>(p, t);\n";
     } else {
@@ -192,7 +211,7 @@ std::string emit_cuda(const DesignPoint& d) {
   s << c.preamble();
   s << c.constants() << "\n" << params_struct(d) << tensors_struct(d) << c.scalar_helpers() << "\n" << c.accessors()
     << c.mainloop_functions();
-  for (const Pass pass : passes(d)) {
+  for (const Pass pass : passes(d, Backend::kCuda)) {
     if (pass == Pass::kGemm) {
       s << "// The GEMM kernel: frame, mainloop, epilogue.\n";
       s << "__global__ __launch_bounds__(kThreads) void gemm(const Params p, const Tensors t) {\n" << c.gemm_body() << "}\n\n";

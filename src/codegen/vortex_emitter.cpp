@@ -111,9 +111,9 @@ std::string common_h(const DesignPoint& d) {
   s << header_comment(d, Backend::kVortex) << "\n#ifndef VXSYNTH_BENCH_COMMON_H\n#define VXSYNTH_BENCH_COMMON_H\n\n#include <stdint.h>\n\n";
   s << "// Kernel arguments (one copy in device memory; the same layout on the host and on RV32).\n";
   s << "typedef struct {\n";
-  for (const auto& f : tensor_fields(d)) s << "uint64_t " << f << "_addr;\n";
+  for (const auto& f : tensor_fields(d, Backend::kVortex)) s << "uint64_t " << f << "_addr;\n";
   s << "uint32_t gemm_grid[3];\nuint32_t block_dim[3];\n";
-  for (const Pass p : passes(d)) {
+  for (const Pass p : passes(d, Backend::kVortex)) {
     if (p == Pass::kGemm) continue;
     s << "uint32_t " << pass_function(p) << "_grid[1];\nint32_t " << pass_function(p) << "_total;\n";
   }
@@ -134,19 +134,19 @@ std::string kernel_cpp(const DesignPoint& d) {
   s << "\n#include \"common.h\"\n\n";
   s << "typedef kernel_arg_t Params;\n\n" << c.constants() << "\n";
   s << "// Device tensors, from the addresses in the kernel arguments.\nstruct Tensors {\n";
-  for (const auto& f : tensor_fields(d)) {
+  for (const auto& f : tensor_fields(d, Backend::kVortex)) {
     if (f == "a" || f == "b" || f == "bias") s << "const elem_t* " << f << ";\n";
     else if (f == "partial" || f == "pre") s << "float* " << f << ";\n";
     else s << "elem_t* " << f << ";\n";
   }
   s << "};\n\nstatic inline Tensors tensors_of(const Params& p) {\nTensors t;\n";
-  for (const auto& f : tensor_fields(d)) {
+  for (const auto& f : tensor_fields(d, Backend::kVortex)) {
     std::string type = (f == "a" || f == "b" || f == "bias") ? "const elem_t*" : (f == "partial" || f == "pre") ? "float*" : "elem_t*";
     s << "t." << f << " = (" << type << ")(uintptr_t)p." << f << "_addr;\n";
   }
   s << "return t;\n}\n\n";
   s << c.scalar_helpers() << "\n" << c.accessors() << c.mainloop_functions();
-  for (const Pass pass : passes(d)) {
+  for (const Pass pass : passes(d, Backend::kVortex)) {
     const std::string fn = pass_function(pass);
     if (pass == Pass::kGemm) {
       s << "// The GEMM kernel: frame, mainloop, epilogue (one CTA per output tile).\n";
@@ -160,7 +160,7 @@ std::string kernel_cpp(const DesignPoint& d) {
   }
   s << "int main() {\nkernel_arg_t* arg = (kernel_arg_t*)csr_read(VX_CSR_MSCRATCH);\n";
   bool first = true;
-  for (const Pass pass : passes(d)) {
+  for (const Pass pass : passes(d, Backend::kVortex)) {
     const std::string fn = pass_function(pass);
     if (!first) s << "vx_barrier(0x80000000, vx_num_cores());  // every core finished the previous pass\n";
     first = false;
@@ -208,7 +208,7 @@ BenchFacts gemm_bench_facts(const DesignPoint& d) {
       if (n == name) return value;
     return std::int64_t{0};
   };
-  for (const auto& field : tensor_fields(d)) {
+  for (const auto& field : tensor_fields(d, Backend::kVortex)) {
     std::int64_t bytes = 0;
     if (field == "partial") bytes = 4 * std::int64_t(d.split_k) * g.batch * g.m * g.n;
     else if (field == "pre") bytes = 4 * g.batch * g.m * g.n;
@@ -230,7 +230,7 @@ BenchFacts gemm_bench_facts(const DesignPoint& d) {
   a.push_back("gemm_grid[0] = " + std::to_string(ceil_div(g.n, d.tile.n)));
   a.push_back("gemm_grid[1] = " + std::to_string(ceil_div(g.m, d.tile.m)));
   a.push_back("gemm_grid[2] = " + std::to_string(g.batch * d.split_k));
-  for (const Pass p : passes(d)) {
+  for (const Pass p : passes(d, Backend::kVortex)) {
     if (p == Pass::kGemm) continue;
     const std::int64_t total = pass_total(d, p, v);
     a.push_back(pass_function(p) + "_total = " + std::to_string(total));

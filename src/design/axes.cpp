@@ -130,6 +130,12 @@ struct Names<ParamReads> {
       {{ParamReads::kHoisted, "hoisted"}, {ParamReads::kAtStore, "at_store"}}};
 };
 
+template <>
+struct Names<SplitReduce> {
+  static constexpr std::array<std::pair<SplitReduce, const char*>, 2> table{
+      {{SplitReduce::kSeparate, "separate"}, {SplitReduce::kSerial, "serial"}}};
+};
+
 // Values added at run time (add_value), after the built-in table.
 template <typename E>
 std::vector<std::pair<E, std::string>>& added() {
@@ -197,6 +203,7 @@ std::string to_string(SharedPad v) { return name_of(v); }
 std::string to_string(ConsumerLayout v) { return name_of(v); }
 std::string to_string(ReadGuard v) { return name_of(v); }
 std::string to_string(ParamReads v) { return name_of(v); }
+std::string to_string(SplitReduce v) { return name_of(v); }
 
 bool parse(const std::string& s, Staging& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ReadOnce& out) { return parse_name(s, out); }
@@ -218,6 +225,7 @@ bool parse(const std::string& s, SharedPad& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ConsumerLayout& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ReadGuard& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ParamReads& out) { return parse_name(s, out); }
+bool parse(const std::string& s, SplitReduce& out) { return parse_name(s, out); }
 
 template <typename E>
 const std::vector<E>& all_values() {
@@ -268,6 +276,7 @@ VXSYNTH_DESIGN_INSTANTIATE(SharedPad)
 VXSYNTH_DESIGN_INSTANTIATE(ConsumerLayout)
 VXSYNTH_DESIGN_INSTANTIATE(ReadGuard)
 VXSYNTH_DESIGN_INSTANTIATE(ParamReads)
+VXSYNTH_DESIGN_INSTANTIATE(SplitReduce)
 #undef VXSYNTH_DESIGN_INSTANTIATE
 
 FragmentShape fragment_shape(Fragment f) {
@@ -298,7 +307,7 @@ constexpr std::array<const char*, kAxisCount> kAxisNames = {
     "tensor_core",    "activation", "split_k",      "warps",   "boundary",      "k_range",
     "pipeline_stages", "raster",    "epilogue_store", "cluster", "scale", "bias_load",
     "register_split", "wgmma_in_flight", "schedule", "tf32_round", "fragment_load", "shared_pad",
-    "consumer_layout", "read_guard", "param_reads"};
+    "consumer_layout", "read_guard", "param_reads", "split_reduce"};
 }  // namespace
 
 std::string to_string(Axis a) { return kAxisNames[index_of(a)]; }
@@ -308,6 +317,7 @@ bool is_hopper_axis(Axis a) {
 }
 bool is_transform_axis(Axis a) { return a == Axis::kScale || a == Axis::kReadGuard || a == Axis::kParamReads; }
 bool is_simt_axis(Axis a) { return a == Axis::kFragmentLoad || a == Axis::kSharedPad; }
+bool is_split_axis(Axis a) { return a == Axis::kSplitReduce; }
 
 bool parse(const std::string& s, Axis& out) {
   for (std::size_t i = 0; i < kAxisCount; ++i) {

@@ -174,6 +174,17 @@ enum class ReadGuard { kPredicated, kColumnBranch };
 //     does (LDC.64 and LDC before each guarded STG: its SM throughput is the ADU pipe's, 97-99 %).
 //     Vortex: volatile loads from the kernel's argument block at each store.
 enum class ParamReads { kHoisted, kAtStore };
+// 28. Split-K reduction (GEMM designs with split_k > 1, outside the Hopper and transform
+//     families): kSeparate = every slice stores its fp32 partial sums and a second kernel adds
+//     them in slice order; kSerial = in the GEMM kernel itself, slice s of a tile waits for a
+//     per-tile flag to read s (an acquire load), adds its sums to the running fp32 sums of slices
+//     0..s-1 (ordinary global loads), stores them or, at the last slice, finishes the output,
+//     then releases the flag to s+1. The sums are added in the same order as kSeparate's. As
+//     cuDNN's and cuBLAS's in-kernel split-K (ACT's conv and sgemm_largek): one kernel, whose
+//     fix-up reads are its only ordinary global loads when the mainloop copies with cp.async.
+//     Vortex: the two passes of kSeparate (a spinning block could wait for one not yet
+//     scheduled on its core).
+enum class SplitReduce { kSeparate, kSerial };
 // The Hopper family also takes split_k (axis 9): K slices over the grid, fp32 partial sums in
 // the workspace, added in slice order by a second pass (docs/design-space.md).
 
@@ -198,6 +209,7 @@ std::string to_string(SharedPad v);
 std::string to_string(ConsumerLayout v);
 std::string to_string(ReadGuard v);
 std::string to_string(ParamReads v);
+std::string to_string(SplitReduce v);
 
 // Parsers: false when the name is unknown.
 bool parse(const std::string& s, Staging& out);
@@ -220,6 +232,7 @@ bool parse(const std::string& s, SharedPad& out);
 bool parse(const std::string& s, ConsumerLayout& out);
 bool parse(const std::string& s, ReadGuard& out);
 bool parse(const std::string& s, ParamReads& out);
+bool parse(const std::string& s, SplitReduce& out);
 
 // All values of an enum axis, in domain order (neighbours step along this order).
 template <typename E>
@@ -248,7 +261,7 @@ bool staged_b(Staging s);
 // layout-transform family's one, the Hopper family's later five (each written in design.json
 // only for that family's designs) and the SIMT designs' fragment_load and shared_pad (written
 // only when not at their defaults), the Hopper family's consumer_layout and the transform
-// family's read_guard and param_reads (written only when not at their defaults); to_string
+// family's read_guard and param_reads, and split_reduce (written only when not at their defaults); to_string
 // gives the design.json key.
 enum class Axis {
   kSharedStaging,
@@ -278,15 +291,19 @@ enum class Axis {
   kConsumerLayout, // Hopper family
   kReadGuard,      // layout-transform family
   kParamReads,     // layout-transform family
+  kSplitReduce,    // GEMM designs with split_k > 1
 };
-inline constexpr std::size_t kAxisCount = 27;
+inline constexpr std::size_t kAxisCount = 28;
 // The first kCommonAxisCount axes belong to every design; the rest to one family each.
 inline constexpr std::size_t kCommonAxisCount = 12;
 bool is_hopper_axis(Axis a);     // pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight, schedule, tf32_round, consumer_layout
 bool is_transform_axis(Axis a);  // scale, read_guard, param_reads
 bool is_simt_axis(Axis a);       // fragment_load, shared_pad
+bool is_split_axis(Axis a);      // split_reduce
 // A family's own axis: optional in design.json (its default when absent).
-inline bool is_family_axis(Axis a) { return is_hopper_axis(a) || is_transform_axis(a) || is_simt_axis(a); }
+inline bool is_family_axis(Axis a) {
+  return is_hopper_axis(a) || is_transform_axis(a) || is_simt_axis(a) || is_split_axis(a);
+}
 
 std::string to_string(Axis a);
 bool parse(const std::string& s, Axis& out);  // false on an unknown name

@@ -93,6 +93,9 @@ struct DesignPoint {
   // Layout-transform family only (staged designs); written to design.json and the name only
   // when not hoisted.
   ParamReads param_reads = ParamReads::kHoisted;
+  // GEMM designs with split_k > 1 (outside the Hopper and transform families); written to
+  // design.json and the name only when not separate.
+  SplitReduce split_reduce = SplitReduce::kSeparate;
 
   // SIMT designs only (fragment none, outside the Hopper and transform families); written to
   // design.json only when not strided.

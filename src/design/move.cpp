@@ -191,6 +191,8 @@ void apply_step(DesignPoint& d, const Move& m) {
       }
       if (m.direction == "down" && d.split_k < 2) throw MoveRejected{to_string(m.axis) + " is 1: it cannot go down"};
       d.split_k = m.direction == "up" ? d.split_k * 2 : d.split_k / 2;
+      // One slice has nothing to reduce: the reduction goes back to its default with it.
+      if (d.split_k == 1) d.split_reduce = SplitReduce::kSeparate;
       return;
     }
     case Axis::kWarps: {
@@ -257,6 +259,7 @@ void apply_step(DesignPoint& d, const Move& m) {
     }
     case Axis::kReadGuard: d.read_guard = parse_enum_value<ReadGuard>(to_value(m), to_string(m.axis)); return;
     case Axis::kParamReads: d.param_reads = parse_enum_value<ParamReads>(to_value(m), to_string(m.axis)); return;
+    case Axis::kSplitReduce: d.split_reduce = parse_enum_value<SplitReduce>(to_value(m), to_string(m.axis)); return;
   }
 }
 
@@ -414,6 +417,10 @@ std::optional<Axis> coupled_axis(const DesignPoint& d, const Move& m) {
     case Axis::kWarps:
       if (tensor) return Axis::kTile;
       return std::nullopt;
+    case Axis::kSplitK:
+      // Down to one slice: nothing is left to reduce serially.
+      if (m.direction == "down" && d.split_k == 2 && d.split_reduce != SplitReduce::kSeparate) return Axis::kSplitReduce;
+      return std::nullopt;
     default: return std::nullopt;
   }
 }
@@ -509,6 +516,8 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
       add(Axis::kPipelineStages, "down");
     }
   }
+  // The split-K reduction (split_k > 1): after everything else, for the same reason.
+  if (!is_transform(d) && d.split_k > 1) enum_steps(Axis::kSplitReduce, d.split_reduce);
   return out;
 }
 

@@ -68,6 +68,11 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
     fail("block-size", cat("block size ", f.block_size, " is not a multiple of 32 in 32..1024"));
     return;  // everything below divides by it
   }
+  if (d.split_reduce != SplitReduce::kSeparate && (is_hopper(d) || is_transform(d))) {
+    fail("split-reduce-family", cat("split_reduce ", to_string(d.split_reduce), " belongs to the GEMM designs of mma.sync, "
+                                    "WMMA and SIMT FMA: the ", is_hopper(d) ? "Hopper" : "layout-transform",
+                                    " family keeps separate"));
+  }
   if (is_hopper(d)) {
     // TMA + wgmma designs have rules of their own (design/hopper_family.cpp); their Vortex
     // counterpart is checked against every rule below.
@@ -216,6 +221,9 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
     fail("split-k", cat("split_k ", d.split_k, " leaves empty slices: K = ", f.shape.k, " has only ", k_tiles,
                         " tiles of ", t.k));
   }
+  if (d.split_reduce == SplitReduce::kSerial && d.split_k < 2) {
+    fail("split-reduce", cat("split_reduce serial adds the slices of split_k > 1 in the GEMM kernel: split_k is ", d.split_k));
+  }
 
   check_capacities(d, out);
 }
@@ -331,6 +339,8 @@ const std::vector<std::pair<std::string, std::string>>& rule_descriptions() {
       {"lane-unstaged", "a reversed lane mapping applies to a staged operand only"},
       {"activation-strip", "only an op with a fused activation can strip it"},
       {"split-k", "1 <= split_k <= min(64, number of K tiles)"},
+      {"split-reduce", "split_reduce serial: split_k > 1"},
+      {"split-reduce-family", "split_reduce other than separate: GEMM designs outside the Hopper and transform families"},
       {"cuda-shared-capacity", "shared memory per block <= 227 KiB (H200)"},
       {"vortex-config", "Vortex cores 1..64, warps/threads powers of two <= 32, local memory 1..64 KiB"},
       {"vortex-block-fit", "a block fits one Vortex core (warps x threads)"},

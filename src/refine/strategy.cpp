@@ -152,6 +152,13 @@ const ResponseTable& prior_responses() {
     // (constant loads) becomes the busiest unit, as in cuDNN's kernel at 97-99 % where our
     // hoisted locks are ALU-bound at about 76 % (docs/measurements, session 18).
     set(Axis::kParamReads, M::kComputeThroughput, 0.3);
+    // The split-K fix-up inside the GEMM kernel (cuDNN's conv, sgemm_largek): its reads of the
+    // running sums are ordinary global loads, the only ones of a cp.async mainloop (whose
+    // coalescing reads 0 without them, ACT's references about 90-100), and the partial-sum
+    // traffic moves into the profiled kernel.
+    set(Axis::kSplitReduce, M::kCoalescing, 0.3);
+    set(Axis::kSplitReduce, M::kDramBandwidth, 0.05);
+    set(Axis::kSplitReduce, M::kArithmeticIntensity, 0.05);
     return t;
   }();
   return table;
@@ -207,6 +214,7 @@ std::string same_operator_reason(const std::vector<Move>& moves, const design::D
       {Axis::kConsumerLayout, "the consumer warpgroups split the tile's columns over one 64-row slice instead of its rows; each output is the same wgmma sum in the same K order"},
       {Axis::kFragmentLoad, "threads own runs of four consecutive rows and columns, read from the shared tiles as 16-byte vectors; each output is the same sum in the same K order"},
       {Axis::kParamReads, "each store reads the output pointer and alpha again from a constant copy of the same values; every element is stored to the same place with the same scale"},
+      {Axis::kSplitReduce, "the K slices' partial sums are added in the GEMM kernel, slice after slice under a per-tile flag, instead of by a second kernel; each output is the same fp32 sum in the same slice order"},
       {Axis::kReadGuard, "the lanes whose column lies outside the tensor skip the read phase by a branch instead of predicated accesses; every element in the tensor is read once and lands in the same place"},
   };
   std::string s;

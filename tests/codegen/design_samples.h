@@ -141,4 +141,44 @@ inline std::vector<DesignPoint> cp_async_sample() {
   return out;
 }
 
+// split_reduce serial on odd shapes (docs/design-space.md, "split_reduce"): SIMT and tensor
+// tiles, fp32 / tf32 / bf16 / fp16 (fp32 running sums, 16-bit outputs), batches (one flag per
+// tile of each batch), an empty last slice, every boundary, a stripped activation, prefetch
+// cp_async (the fix-up's loads are then the kernel's only ordinary global loads). Every design
+// is valid (apply_settings throws otherwise).
+inline std::vector<DesignPoint> split_reduce_sample() {
+  using design::Move;
+  std::vector<DesignPoint> out;
+  auto with = [&out](const DesignPoint& d, std::vector<std::string> sets) {
+    sets.push_back("split_reduce=serial");
+    out.push_back(design::apply_settings(d, sets, "split_reduce sample"));
+  };
+  auto fragment = [](const DesignPoint& d, const std::string& shape) {
+    return design::apply(d, Move{design::Axis::kTensorCore, "to:" + shape, "", std::nullopt});
+  };
+  const auto gelu = ops::Activation::gelu;
+  const DesignPoint linear = design::seed_design(family_op("linear", PrecisionPath::fp32), EngineClass::kSimt, 128);
+  with(linear, {"split_k=3"});
+  with(linear, {"split_k=2", "boundary=padded", "activation=stripped"});
+  // K = 29, k-step 8, 3 slices of 2 k-tiles: the third slice is empty and still finishes.
+  with(design::seed_design(ops::make_linear("linear.k29", PrecisionPath::fp32, 37, 53, 29, true, gelu), EngineClass::kSimt, 128),
+       {"split_k=3", "prefetch=cp_async", "pipeline_stages=3"});
+  with(design::seed_design(family_op("matmul", PrecisionPath::fp32), EngineClass::kSimt, 64),
+       {"split_k=2", "lane_b=reversed", "boundary=uniform_branch"});
+  with(design::seed_design(family_op("conv2d", PrecisionPath::fp32), EngineClass::kSimt, 256), {"split_k=2", "boundary=uniform_branch"});
+  // The family's conv2d with 24 input channels: K = 12 x 3 x 3 = 108, four k-tiles of 32.
+  const DesignPoint conv2d_tf32 = design::seed_design(
+      ops::make_conv("conv2d.c24", PrecisionPath::tf32, 1, 24, 10, {9, 11}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 2, true,
+                     ops::ConvLayout::channels_last, ops::Activation::silu),
+      EngineClass::kTensorCore, 256);
+  with(fragment(conv2d_tf32, "mma_m16n8k8"), {"split_k=2", "prefetch=cp_async", "pipeline_stages=3", "boundary=padded"});
+  with(conv2d_tf32, {"split_k=3"});
+  const DesignPoint conv1d_tf32 = design::seed_design(family_op("conv1d", PrecisionPath::tf32), EngineClass::kTensorCore, 128);
+  with(fragment(conv1d_tf32, "mma_m16n8k8"), {"split_k=2", "prefetch=cp_async", "pipeline_stages=3"});
+  with(design::seed_design(family_op("linear", PrecisionPath::bf16), EngineClass::kTensorCore, 128), {"split_k=2", "activation=stripped"});
+  with(fragment(design::seed_design(family_op("matmul", PrecisionPath::fp16), EngineClass::kTensorCore, 64), "mma_m16n8k16"),
+       {"split_k=2", "boundary=padded"});
+  return out;
+}
+
 }  // namespace vxsynth::codegen

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "codegen_testbed.h"
 #include "design_samples.h"
@@ -119,6 +120,67 @@ TEST(Cuda, CpAsyncDesignsCompileForSm90WithoutWarnings) {
   const std::string out = tb::compile_cuda_batch(designs, dir, nvcc);
   EXPECT_EQ(out, "");
   // Warnings too: the batch again, its output kept.
+  std::string output;
+  run_program({nvcc, "-arch=sm_90", "-std=c++17", "-c", (dir / "batch.cu").string(), "-o", (dir / "batch2.o").string(), "-I",
+               VXSYNTH_CANDIDATE_ABI_DIR, "-I", dir.string()},
+              &output);
+  EXPECT_EQ(output.find("warning"), std::string::npos) << output;
+}
+
+// split_reduce serial: the CUDA side adds the K slices in the GEMM kernel (no reduce_split_k
+// kernel, a flag per tile zeroed before the launch, acquire/release turns, the running sums read
+// past L1), one running sum per output instead of one per slice; it compiles for sm_90 without
+// warnings. The Vortex side is the separate design's, comments aside.
+TEST(Cuda, SerialSplitKDesignsCompileForSm90WithoutWarnings) {
+  const auto designs = split_reduce_sample();
+  ASSERT_GE(designs.size(), 10u);
+  std::set<std::string> seen;
+  for (const auto& d : designs) {
+    const std::string name = design::procedural_name(d);
+    ASSERT_EQ(d.split_reduce, design::SplitReduce::kSerial) << name;
+    ASSERT_GT(d.split_k, 1) << name;
+    const std::string cuda = emit_cuda(d);
+    EXPECT_EQ(cuda.find("reduce_split_k"), std::string::npos) << name;
+    EXPECT_NE(cuda.find("ld.acquire.gpu.global.b32"), std::string::npos) << name;
+    EXPECT_NE(cuda.find("st.release.gpu.global.b32"), std::string::npos) << name;
+    EXPECT_NE(cuda.find("cudaMemsetAsync(t.flags, 0"), std::string::npos) << name;
+    EXPECT_NE(cuda.find("__ldcg(t.partial + at)"), std::string::npos) << name;
+    EXPECT_NE(cuda.find("w.partial = take(sizeof(float) * p.batch * p.M * p.N)"), std::string::npos) << name;
+    EXPECT_EQ(cuda.find("atomicAdd"), std::string::npos) << name;
+    EXPECT_EQ(cuda.find("atom."), std::string::npos) << name;
+    // The flag is read before the epilogue's first store and released after its last.
+    const auto wait = cuda.find("ld.acquire"), store = cuda.find("t.partial[at] = sum"), release = cuda.find("st.release");
+    EXPECT_LT(wait, store) << name;
+    EXPECT_LT(store, release) << name;
+
+    DesignPoint separate = d;
+    separate.split_reduce = design::SplitReduce::kSeparate;
+    EXPECT_NE(emit_cuda(separate).find("reduce_split_k<<<"), std::string::npos) << name;
+    auto kernel = [](const DesignPoint& x) {
+      std::string text;
+      for (const auto& f : emit_vortex(x, {})) {
+        if (f.name != "kernel.cpp") continue;
+        std::istringstream in(f.text);
+        for (std::string line; std::getline(in, line);) {
+          if (line.rfind("//", 0) != 0) text += line + "\n";
+        }
+      }
+      return text;
+    };
+    const std::string vortex = kernel(d);
+    EXPECT_NE(vortex.find("reduce_split_k"), std::string::npos) << name;
+    EXPECT_EQ(vortex, kernel(separate)) << name;
+    seen.insert(design::to_string(d.fragment) + "/" + design::to_string(d.boundary) + "/" + design::to_string(d.prefetch));
+  }
+  EXPECT_GE(seen.size(), 8u);
+  const std::string nvcc = tb::find_nvcc();
+  if (nvcc.empty()) {
+    const char* allow = std::getenv("VXSYNTH_ALLOW_MISSING_NVCC");
+    if (allow && std::string(allow) == "1") GTEST_SKIP() << "nvcc not found (VXSYNTH_ALLOW_MISSING_NVCC=1)";
+    FAIL() << "nvcc not found (set VXSYNTH_NVCC, or VXSYNTH_ALLOW_MISSING_NVCC=1 to skip)";
+  }
+  const std::filesystem::path dir = tb::scratch_dir("cuda-split-reduce");
+  EXPECT_EQ(tb::compile_cuda_batch(designs, dir, nvcc), "");
   std::string output;
   run_program({nvcc, "-arch=sm_90", "-std=c++17", "-c", (dir / "batch.cu").string(), "-o", (dir / "batch2.o").string(), "-I",
                VXSYNTH_CANDIDATE_ABI_DIR, "-I", dir.string()},

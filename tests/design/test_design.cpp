@@ -52,8 +52,18 @@ TEST(Axes, NamesRoundTrip) {
   EXPECT_FALSE(parse("padding", b));
   // twelve, the Hopper family's four, the transforms' scale, then the Hopper family's bias_load,
   // register_split, wgmma_in_flight, schedule, tf32_round, the SIMT designs' fragment_load and
-  // shared_pad, the Hopper family's consumer_layout and the transforms' read_guard and param_reads
-  EXPECT_EQ(axis_names().size(), 27u);
+  // shared_pad, the Hopper family's consumer_layout, the transforms' read_guard and param_reads,
+  // and split_reduce
+  EXPECT_EQ(axis_names().size(), 28u);
+  EXPECT_EQ(axis_names().back(), "split_reduce");
+  for (SplitReduce v : all_values<SplitReduce>()) {
+    SplitReduce back{};
+    ASSERT_TRUE(parse(to_string(v), back));
+    EXPECT_EQ(back, v);
+  }
+  EXPECT_TRUE(is_split_axis(Axis::kSplitReduce));
+  EXPECT_TRUE(is_family_axis(Axis::kSplitReduce));  // optional in design.json
+  EXPECT_FALSE(is_hopper_axis(Axis::kSplitReduce));
   for (ConsumerLayout v : all_values<ConsumerLayout>()) {
     ConsumerLayout back{};
     ASSERT_TRUE(parse(to_string(v), back));
@@ -63,7 +73,7 @@ TEST(Axes, NamesRoundTrip) {
   EXPECT_FALSE(is_simt_axis(Axis::kConsumerLayout));
   EXPECT_EQ(axis_names()[24], "consumer_layout");
   EXPECT_EQ(axis_names()[25], "read_guard");
-  EXPECT_EQ(axis_names().back(), "param_reads");
+  EXPECT_EQ(axis_names()[26], "param_reads");
   for (ParamReads v : all_values<ParamReads>()) {
     ParamReads back{};
     ASSERT_TRUE(parse(to_string(v), back));
@@ -223,6 +233,49 @@ TEST(DesignJson, RoundTripsEveryField) {
   EXPECT_EQ(back.reference, d.reference);
   EXPECT_EQ(procedural_name(back), procedural_name(d));
   EXPECT_EQ(design_to_json(back), j);
+}
+
+// split_reduce: written (and named) only when serial, so every design made before the axis keeps
+// its file, name and evaluation key; a step only where split_k > 1, offered last; split_k down to
+// one slice takes the design back to separate (the coupled axis); a bad value names its field.
+TEST(DesignJson, SplitReduceIsWrittenOnlyWhenSerialAndStepsOnlySplitDesigns) {
+  const DesignPoint d = linear_seed();
+  for (const auto& m : candidate_steps(d)) EXPECT_NE(m.axis, Axis::kSplitReduce) << "split_k 1 has nothing to reduce";
+  const DesignPoint split = apply_settings(d, {"split_k=2"}, "test");
+  EXPECT_FALSE(design_to_json(split)["axes"].contains("split_reduce"));
+  EXPECT_EQ(procedural_name(split).find("_sr-"), std::string::npos);
+  const auto steps = candidate_steps(split);
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(steps.back().axis, Axis::kSplitReduce);
+  EXPECT_EQ(steps.back().direction, "to:serial");
+  const DesignPoint serial = apply(split, steps.back());
+  EXPECT_EQ(serial.split_reduce, SplitReduce::kSerial);
+  EXPECT_FALSE(can_implement(serial).has_value());
+  const Json j = design_to_json(serial);
+  EXPECT_EQ(j["axes"]["split_reduce"], "serial");
+  EXPECT_NE(procedural_name(serial).find("_sk2_"), std::string::npos);
+  EXPECT_EQ(procedural_name(serial).substr(procedural_name(serial).size() - 10), "_sr-serial");
+  const DesignPoint back = design_from_json(j, "x.json");
+  EXPECT_TRUE(same_axes(back, serial));
+  EXPECT_FALSE(same_axes(back, split));
+  // Down to one slice: separate again, and the step says so.
+  const Move down{Axis::kSplitK, "down", "", std::nullopt};
+  EXPECT_EQ(coupled_axis(serial, down), Axis::kSplitReduce);
+  EXPECT_EQ(coupled_axis(split, down), std::nullopt);
+  const DesignPoint one = apply(serial, down);
+  EXPECT_EQ(one.split_k, 1);
+  EXPECT_EQ(one.split_reduce, SplitReduce::kSeparate);
+  EXPECT_FALSE(can_implement(one).has_value());
+  // split_k 4 -> 2 keeps serial.
+  EXPECT_EQ(apply(apply_settings(serial, {"split_k=4"}, "test"), down).split_reduce, SplitReduce::kSerial);
+  Json bad = j;
+  bad["axes"]["split_reduce"] = "atomic";
+  try {
+    design_from_json(bad, "bad.json");
+    ADD_FAILURE() << "accepted split_reduce atomic";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("axes.split_reduce"), std::string::npos) << e.what();
+  }
 }
 
 // fragment_load: written only when moved from strided, so every design made before the axis keeps
@@ -651,6 +704,22 @@ TEST(Validity, EachRuleIsReportedByName) {
     EXPECT_EQ(v->rule, "transform-param-reads") << v->detail;
     covered.insert(v->rule);
   }
+  {
+    DesignPoint d = linear_seed();
+    d.split_reduce = SplitReduce::kSerial;  // split_k 1
+    const auto v = can_implement(d);
+    ASSERT_TRUE(v.has_value());
+    EXPECT_EQ(v->rule, "split-reduce") << v->detail;
+    covered.insert(v->rule);
+  }
+  {
+    DesignPoint d = transform_seed(3);
+    d.split_reduce = SplitReduce::kSerial;
+    const auto v = can_implement(d);
+    ASSERT_TRUE(v.has_value());
+    EXPECT_EQ(v->rule, "split-reduce-family") << v->detail;
+    covered.insert(v->rule);
+  }
   // Every documented rule except the range guard on register tiles is exercised here.
   for (const auto& [rule, text] : rule_descriptions()) {
     if (rule == "register-tile-range") continue;
@@ -680,9 +749,11 @@ TEST(Neighbours, AreValidSingleAxisStepsCoveringEveryAxis) {
     }
     EXPECT_EQ(names.size(), list.size()) << "two neighbours are the same design";
   }
-  // activation needs an op with an activation; the rest occur on the suite's seeds.
+  // activation needs an op with an activation, split_reduce a split seed (the suite's seeds have
+  // split_k 1: DesignJson.SplitReduceIsWrittenOnlyWhenSerialAndStepsOnlySplitDesigns); the rest
+  // occur on the suite's seeds.
   for (const auto& axis : axis_names()) {
-    if (axis == "activation") continue;
+    if (axis == "activation" || axis == "split_reduce") continue;
     EXPECT_TRUE(axes_seen.count(axis)) << axis;
   }
   const DesignPoint with_act = linear_seed(EngineClass::kSimt, ops::PrecisionPath::fp32, 128, ops::Activation::relu);

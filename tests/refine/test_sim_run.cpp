@@ -69,6 +69,11 @@ TEST(Vortex, CpAsyncDesignsPassOnTheSimulator) {
   run_all(designs, "vortex-cp-async");
 }
 
+// split_reduce serial on Vortex: the two passes after the global barrier, as separate; the
+// sample's odd shapes (an empty last slice, batches, 16-bit outputs, a stripped activation)
+// compute the CPU reference's results.
+TEST(Vortex, SerialSplitReduceDesignsPassOnTheSimulator) { run_all(split_reduce_sample(), "vortex-split-reduce"); }
+
 }  // namespace
 }  // namespace vxsynth::codegen
 

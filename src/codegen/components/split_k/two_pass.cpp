@@ -5,7 +5,7 @@
 namespace vxsynth::codegen {
 namespace {
 
-class TwoPassSplitK final : public SplitK {
+class TwoPassSplitK : public SplitK {
  public:
   bool sliced() const override { return true; }
   std::string frame_comment() const override { return " and K slices"; }
@@ -33,6 +33,20 @@ class TwoPassSplitK final : public SplitK {
 };
 
 REGISTER_COMPONENT(SplitK, TwoPassSplitK, {"two_pass"}, {Backend::kCuda, Backend::kVortex});
+
+// split_reduce serial on Vortex: the same two passes. A block spinning on a tile's flag could
+// hold a core's warps while the block it waits for is not yet scheduled on that core, so the
+// Vortex side adds the slices, in the same order, after the global barrier (serial_cuda.cpp
+// is CUDA's in-kernel schedule).
+class TwoPassForSerial final : public TwoPassSplitK {
+ public:
+  std::string describe(const Context& c) const override {
+    return TwoPassSplitK::describe(c) + "; CUDA adds the slices in turn in the GEMM kernel (split_reduce serial), "
+           "Vortex keeps the reduction pass after the global barrier";
+  }
+};
+
+REGISTER_COMPONENT(SplitK, TwoPassForSerial, {"serial"}, {Backend::kVortex});
 
 }  // namespace
 }  // namespace vxsynth::codegen
