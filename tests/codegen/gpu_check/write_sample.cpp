@@ -4,12 +4,17 @@
 // layout-transform reference gives its transform and the conv it serves), as
 // <out>/designs/<i>/{candidate.cu,design.json}.
 //   codegen_gpu_sample OUT SUITE_DIR
+// With a third argument `split_reduce`, only the split_reduce serial sample (design_samples.h),
+// each design followed by its separate twin and naming it in <i>/twin: check.py then asks for
+// the serial output to equal the twin's bit for bit (the same sums in the same order) over
+// repeated launches.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include "codegen/emit.h"
 #include "design/sample.h"
 #include "design/seed.h"
+#include "../design_samples.h"
 using namespace vxsynth;
 using design::DesignPoint; using design::EngineClass; using ops::PrecisionPath;
 ops::OpSpec family_op(const std::string& family, PrecisionPath p) {
@@ -19,11 +24,30 @@ ops::OpSpec family_op(const std::string& family, PrecisionPath p) {
   return ops::make_conv("conv2d", p, 1, 6, 10, {9, 11}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 2, true, ops::ConvLayout::channels_last, ops::Activation::silu);
 }
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: codegen_gpu_sample OUT SUITE_DIR\n";
+  if (argc != 3 && !(argc == 4 && std::string(argv[3]) == "split_reduce")) {
+    std::cerr << "usage: codegen_gpu_sample OUT SUITE_DIR [split_reduce]\n";
     return 2;
   }
   std::filesystem::path out = std::filesystem::path(argv[1]) / "designs";
+  if (argc == 4) {
+    int i = 0;
+    for (const auto& serial : codegen::split_reduce_sample()) {
+      const DesignPoint separate = [&serial] {
+        DesignPoint d = serial;
+        d.split_reduce = design::SplitReduce::kSeparate;
+        return d;
+      }();
+      for (const DesignPoint* d : {&serial, &separate}) {
+        auto dir = out / std::to_string(i++);
+        std::filesystem::create_directories(dir);
+        std::ofstream(dir / "candidate.cu") << codegen::emit_cuda(*d);
+        design::write_design((dir / "design.json").string(), *d);
+        if (d == &serial) std::ofstream(dir / "twin") << i << "\n";
+      }
+    }
+    std::cout << i << " designs (split_reduce serial and separate twins)\n";
+    return 0;
+  }
   std::vector<DesignPoint> all;
   for (std::string f : {"linear", "matmul", "conv1d", "conv2d"}) {
     const int block = f == "matmul" ? 64 : (f == "conv2d" ? 256 : 128);
