@@ -51,6 +51,7 @@ struct Pending {
   // Screening: why a candidate within the band of a fall was not profiled again (empty when it
   // was, or when it was not within the band).
   std::string unconfirmed;
+  bool at_once = false;  // profiled `repeats` times in its (small) round's one job
 };
 
 Candidate candidate_for(const ChainState& c, const Proposal& p, int revision) {
@@ -164,6 +165,10 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
     } else {
       r.decision = "reverted";
       r.reason = "delta D " + signed_fmt(*r.delta_d) + " is not a fall of more than the margin " + fmt(options.retention.margin);
+      if (p.at_once && r.profiles >= options.retention.repeats) {
+        r.reason += "; decided on " + std::to_string(r.profiles) + " profiles: a round of at most " +
+                    std::to_string(options.retention.full_below) + " candidates is profiled in full at once";
+      }
       if (options.retention.screens() && r.profiles < options.retention.repeats) {
         r.reason += "; screened on " + std::to_string(r.profiles) + " profile(s): " +
                     (p.unconfirmed.empty() ? "not within " + fmt(options.retention.screen_band) + " of a fall"
@@ -261,7 +266,14 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
     const RetentionRule& rule = options.retention;
     if (!batch.empty()) {
       if (rule.screens()) {
-        for (auto& k : batch) k.repeats = rule.screen_repeats;
+        // A round of at most full_below candidates: every profile in this one job. (The round's
+        // size, not what the store holds, decides, so a resumed run decides the same way; a
+        // candidate answered from the store keeps the profiles it has.)
+        const bool at_once = rule.full_below > 0 && batch.size() <= static_cast<std::size_t>(rule.full_below);
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+          batch[i].repeats = at_once ? rule.repeats : rule.screen_repeats;
+          which[i]->at_once = at_once;
+        }
       }
       const auto evals = evaluator.evaluate(batch);
       for (std::size_t i = 0; i < evals.size(); ++i) {

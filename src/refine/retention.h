@@ -26,6 +26,12 @@ struct RetentionRule {
   // rest would be profiled for nothing unless one of them overtook the best on the mean; on the
   // committed H200 runs that never cost a fall (docs/refine.md, bench/replay-confirm-best.py).
   int confirm_best = 0;
+  // A screened round of at most this many candidates profiles them `repeats` times in one job
+  // instead (0: never). A profile job is one ncu process
+  // and costs about as much as five launches (docs/measurements/h200-suite.md, session 20), so the
+  // late rounds of one or two candidates, which are mostly confirmed anyway, cost one process
+  // instead of two; they are then decided on the mean, as a confirmed candidate is.
+  int full_below = 0;
 
   bool retains(double d_parent, double d) const { return d_parent - d > margin; }
   bool screens() const { return screen_repeats > 0 && screen_repeats < repeats; }
