@@ -55,6 +55,8 @@ def test_mutations_change_only_their_pattern_and_keep_the_first_line():
     tf32 = (H200 / "act-5-conv2d" / "cuda" / "candidate.cu").read_text()
     t = mutate(tf32)["tf32_operands_truncated"]
     assert "cvt.rna.tf32" not in t and "= __float_as_uint(v);" in t
+    # act-5's lock is a cp.async ring (prefetch cp_async): its slice's k-tile count, one less.
+    assert "(k_end - k_begin + kBK - 1) / kBK - 1 : 0;" in mutate(tf32)["dropped_k_tile"]
 
 
 def test_a_candidate_without_the_patterns_gets_none():

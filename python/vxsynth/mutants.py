@@ -65,6 +65,11 @@ def _dropped_k_tile(text: str) -> str | None:
                           "const int ktiles = static_cast<int>((p.K + kBK - 1) / kBK) - 1;", text)
     if hopper is not None:
         return hopper
+    # The cp.async ring counts its slice's k-tiles first.
+    ring = _sub_exactly(r"const idx_t k_tiles = k_begin < k_end \? \(k_end - k_begin \+ kBK - 1\) / kBK : 0;",
+                        "const idx_t k_tiles = k_begin < k_end ? (k_end - k_begin + kBK - 1) / kBK - 1 : 0;", text)
+    if ring is not None:
+        return ring
     return _sub_exactly(r"for \(idx_t k0 = (\w+); k0 < k_end; k0 \+= kBK\)",
                         r"for (idx_t k0 = \1; k0 < k_end - kBK; k0 += kBK)", text)
 
