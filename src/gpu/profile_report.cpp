@@ -343,6 +343,13 @@ std::string ProfileSummary::text() const {
     }
     out << "\n";
   }
+  const bool any_d = std::any_of(segments.begin(), segments.end(), [](const auto& s) { return !s.d_to_reference.empty(); });
+  if (any_d) {
+    // Said because it misleads: the isolated vendor launch can differ from the workload's own
+    // (diffusion_policy-4's lock: 0.0365 against this job's cuDNN run, 0.0184 against the suite's).
+    out << "D(ref): to the vendor operator profiled in this job, in isolation; a suite benchmark's D is to its workload "
+           "reference (vxsynth distance --suite SUITE SIGNATURE)\n";
+  }
   out << "noise: largest D between repeats of one kernel " << fmt(max_d_between_repeats, 5)
       << ", largest spread of D to the reference " << fmt(max_d_spread, 5) << " (retention margin "
       << fmt(retention_margin, 3) << ")\n";
