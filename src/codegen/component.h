@@ -147,6 +147,9 @@ class SplitK {
   }
   virtual ~SplitK() = default;
   virtual bool sliced() const = 0;
+  // Whether a reduction pass (reduce_split_k) follows the GEMM kernel; a sliced component
+  // without one adds the slices in the GEMM kernel (its flags in the workspace).
+  virtual bool reduction_pass() const { return sliced(); }
   virtual std::string frame_comment() const = 0;  // what blockIdx.z runs over besides batches
   virtual std::string constants(const Context& c) const = 0;
   // The GEMM body's z, k_begin and k_end (`k_limit` is the K the slices cover).

@@ -10,7 +10,9 @@ namespace vxsynth::codegen {
 using design::DesignPoint;
 
 bool serial_split_k(const DesignPoint& d, Backend backend) {
-  return backend == Backend::kCuda && d.split_k > 1 && d.split_reduce == design::SplitReduce::kSerial;
+  // The backend's split-K component decides (Vortex's serial is the two passes).
+  const SplitK& k = Registry<SplitK>::instance().get(SplitK::value_of(d), backend);
+  return k.sliced() && !k.reduction_pass();
 }
 
 std::vector<Pass> passes(const DesignPoint& d, Backend backend) {
@@ -20,7 +22,7 @@ std::vector<Pass> passes(const DesignPoint& d, Backend backend) {
     out.push_back(Pass::kPadB);
   }
   out.push_back(Pass::kGemm);
-  if (d.split_k > 1 && !serial_split_k(d, backend)) out.push_back(Pass::kReduce);
+  if (Registry<SplitK>::instance().get(SplitK::value_of(d), backend).reduction_pass()) out.push_back(Pass::kReduce);
   if (d.activation == design::ActivationPlacement::kStripped) out.push_back(Pass::kActivation);
   return out;
 }

@@ -15,7 +15,8 @@ namespace vxsynth::codegen {
 // The kernels of a design on one backend, in launch order (CUDA's split_reduce serial adds the
 // K slices inside the GEMM kernel: no reduction pass there; Vortex keeps it).
 std::vector<Pass> passes(const design::DesignPoint& d, Backend backend);
-// Whether the GEMM kernel itself adds the K slices (split_reduce serial on CUDA).
+// Whether the GEMM kernel itself adds the K slices (split_reduce serial on CUDA), as the
+// backend's split-K component says.
 bool serial_split_k(const design::DesignPoint& d, Backend backend);
 std::string pass_function(Pass p);  // "pad_a", "gemm", ...
 

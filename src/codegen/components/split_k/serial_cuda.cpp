@@ -16,6 +16,7 @@ namespace {
 class SerialSplitK final : public SplitK {
  public:
   bool sliced() const override { return true; }
+  bool reduction_pass() const override { return false; }
   std::string frame_comment() const override { return " and K slices, added in turn"; }
   std::string constants(const Context& c) const override {
     return "constexpr int kSplit = " + std::to_string(c.d.split_k) + ";  // K slices (serial split-K)\n";
