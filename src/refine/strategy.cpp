@@ -331,13 +331,17 @@ std::vector<Proposal> BuiltinStrategy::propose(const ChainState& chain, int widt
   }
   std::stable_sort(singles.begin(), singles.end(), [](const Ranked& a, const Ranked& b) { return a.score > b.score; });
 
-  // A pair of the two best reverted single moves that lowered D (lowest D, different axes) once
-  // single moves stop improving, or when none is left.
+  // Pairs of reverted single moves that lowered D (the closest first: lowest D, different axes)
+  // once single moves stop improving, or when none is left. One pair leads the round; where the
+  // single moves left cannot fill the width, further pairs do, so a chain near the end of its
+  // neighbourhood does not spend a round (an ncu process) per pair.
+  const std::size_t pair_quota =
+      static_cast<std::size_t>(std::max(1, width - static_cast<int>(std::min<std::size_t>(singles.size(), width))));
   if (reverted_since_retain >= options_.pair_after || singles.empty()) {
     std::vector<const RevisionRecord*> best = reverted_here;
     std::stable_sort(best.begin(), best.end(), [](const RevisionRecord* a, const RevisionRecord* b) { return *a->d < *b->d; });
-    for (std::size_t i = 0; i < best.size() && out.empty(); ++i) {
-      for (std::size_t j = i + 1; j < best.size() && out.empty(); ++j) {
+    for (std::size_t i = 0; i < best.size() && out.size() < pair_quota; ++i) {
+      for (std::size_t j = i + 1; j < best.size() && out.size() < pair_quota; ++j) {
         if (best[i]->moves[0].axis == best[j]->moves[0].axis) continue;
         const std::vector<Move> moves = {best[i]->moves[0], best[j]->moves[0]};
         design::DesignPoint d;

@@ -13,9 +13,11 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "common/error.h"
 #include "design/move.h"
+#include "design/neighbours.h"
 #include "design/validity.h"
 #include "design/seed.h"
 #include "ops/inputs.h"
@@ -309,6 +311,64 @@ TEST(BuiltinStrategy, RevisitsAFailedAxisAndPairsWhenSinglesStall) {
   EXPECT_EQ(next[1].moves[0].direction, "m:down");
   EXPECT_NE(next[1].why.find("revisits register_tile"), std::string::npos) << next[1].why;
   EXPECT_EQ(next[1].targets.front(), signature::metric_table()[worst].key);
+}
+
+TEST(BuiltinStrategy, PairsFillTheWidthTheSingleMovesLeave) {
+  ChainState s = pi0_state();
+  BuiltinStrategy strategy(BuiltinOptions{2, {}});
+  // Three reverted single moves on three axes, each a little below the retained D (closest last).
+  const std::vector<design::Move> moves = {design::Move{design::Axis::kPrefetch, "to:none", "", std::nullopt},
+                                           design::Move{design::Axis::kRegisterTile, "m:up", "", std::nullopt},
+                                           design::Move{design::Axis::kSplitK, "up", "", std::nullopt}};
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    RevisionRecord r;
+    r.revision = s.next_revision++;
+    r.parent = 0;
+    r.kind = "single";
+    r.moves = {moves[i]};
+    r.decision = "reverted";
+    r.d = s.current_d - 0.001 * static_cast<double>(i + 1);
+    r.delta_d = *r.d - s.current_d;
+    r.signature = s.current_signature;
+    r.distances = s.records[0].distances;
+    r.key = design_key(design::apply(s.current, moves[i]));
+    s.records.push_back(r);
+    s.evaluated.insert(r.key);
+  }
+  std::set<std::string> single_keys;
+  for (const auto& n : design::neighbours(s.current)) single_keys.insert(design_key(n.design));
+  ASSERT_GE(single_keys.size(), 2u);
+  const std::string one_single = *single_keys.begin();
+
+  // No single move left: the three pairs fill the round, closest first, each design once.
+  const auto no_singles = [&](const Candidate& c) { return !single_keys.count(c.key); };
+  const auto pairs = strategy.propose(s, 8, no_singles);
+  ASSERT_EQ(pairs.size(), 3u);
+  std::set<std::string> keys;
+  for (const auto& p : pairs) {
+    EXPECT_EQ(p.kind, "pair");
+    EXPECT_TRUE(keys.insert(design_key(p.design)).second);
+    EXPECT_FALSE(s.evaluated.count(design_key(p.design)));
+  }
+  EXPECT_EQ(pairs[0].moves[0].axis, design::Axis::kSplitK);
+  EXPECT_EQ(pairs[0].moves[1].axis, design::Axis::kRegisterTile);
+  EXPECT_EQ(pairs[1].moves[1].axis, design::Axis::kPrefetch);
+  // The width still bounds the round.
+  EXPECT_EQ(strategy.propose(s, 2, no_singles).size(), 2u);
+  // One single move left and a width of 3: two pairs, then the single move.
+  const auto one = [&](const Candidate& c) { return !single_keys.count(c.key) || c.key == one_single; };
+  const auto mixed = strategy.propose(s, 3, one);
+  ASSERT_EQ(mixed.size(), 3u);
+  EXPECT_EQ(mixed[0].kind, "pair");
+  EXPECT_EQ(mixed[1].kind, "pair");
+  EXPECT_EQ(mixed[2].kind, "single");
+  EXPECT_EQ(design_key(mixed[2].design), one_single);
+  // Singles enough to fill the width: one pair leads, as before.
+  const auto all = [](const Candidate&) { return true; };
+  const auto full = strategy.propose(s, 4, all);
+  ASSERT_EQ(full.size(), 4u);
+  EXPECT_EQ(full[0].kind, "pair");
+  for (std::size_t i = 1; i < full.size(); ++i) EXPECT_EQ(full[i].kind, "single");
 }
 
 TEST(BuiltinStrategy, ResponseTableLearnsFromTheChain) {
