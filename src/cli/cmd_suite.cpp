@@ -6,6 +6,7 @@
 //   suite collect SUITE --run RUN               after the tasks: lock the finished chains, write the table
 //   suite lock   SUITE --run RUN [--bench B ...] each chain's best pair with both checks passed, into SUITE
 //   suite status SUITE [--json] [--run RUN]     the suite table, or a run's chains (state, revisions, best D)
+//   suite effort SUITE --runs DIR [--json]     what each benchmark cost over every committed run (effort.json)
 //   suite run    SUITE [--jobs N] [--bench B ...] [--signature] every locked Vortex benchmark on the embedded
 //                simulator; --signature: timed, writing each one's Vortex-side signature
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include "common/error.h"
 #include "common/json_io.h"
 #include "refine/suite.h"
+#include "refine/suite_effort.h"
 #include "refine/suite_run.h"
 #include "refine/suite_run_cluster.h"
 #include "refine/vortex_side.h"
@@ -30,7 +32,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct SuiteOptions {
-  std::string suite, out, run, work;
+  std::string suite, out, run, work, runs;
   double merge_below = refine::kReferenceNoiseD;
   bool json = false, resume = false, recheck = false, signature = false;
   double clock_mhz = 200.0;
@@ -196,6 +198,29 @@ int run_status(const SuiteOptions& o) {
   return kExitOk;
 }
 
+int run_effort(const SuiteOptions& o) {
+  const auto plan = refine::plan_suite(o.suite, o.merge_below);
+  const Json effort = refine::suite_effort(plan, o.runs);
+  const auto written = refine::write_suite_effort(plan, effort);
+  if (o.json) {
+    std::cout << dump_json(effort) << "\n";
+    return kExitOk;
+  }
+  std::cout << effort["runs"].get<std::size_t>() << " run(s) in " << o.runs << "\n";
+  for (const auto& [name, e] : effort["benchmarks"].items()) {
+    std::cout << "  " << name << ": " << e["designs"].get<std::size_t>() << " design(s) tried, " << e["retained"].get<std::size_t>()
+              << " retained, " << e["chains"].get<std::size_t>() << " chain(s) in " << e["runs"].size() << " run(s), "
+              << static_cast<long>(e["device_seconds"].get<double>() + 0.5) << " device s\n";
+  }
+  if (!effort["unattributed_chains"].empty()) {
+    std::cout << effort["unattributed_chains"].size() << " chain(s) belong to no benchmark of " << o.suite << ":";
+    for (const auto& c : effort["unattributed_chains"]) std::cout << " " << c.get<std::string>();
+    std::cout << "\n";
+  }
+  std::cout << written.size() << " effort.json file(s) written (locked benchmarks); `vxsynth suite status` shows them\n";
+  return kExitOk;
+}
+
 int run_locked(const SuiteOptions& o) {
   const auto plan = refine::plan_suite(o.suite, o.merge_below);
   refine::LockedRunOptions lo;
@@ -299,6 +324,12 @@ const CommandRegistrar reg(
       status->add_flag("--json", o->json, "print vxsynth.suite-status/1 (with --run: vxsynth.suite-run-status/1)");
       status->add_option("--run", o->run, "a suite refine RUN folder, running or finished: per chain its state, revisions, best D, elapsed");
 
+      CLI::App* effort = sub.add_subcommand(
+          "effort", "what each benchmark cost over every committed run: designs tried, retained, device seconds (SUITE/<bench>/effort.json)");
+      common(effort);
+      effort->add_option("--runs", o->runs, "the folder of committed runs, e.g. suite/vx-robotics/h200-runs")->required();
+      effort->add_flag("--json", o->json, "print vxsynth.suite-effort/1");
+
       CLI::App* run = sub.add_subcommand(
           "run", "build every locked Vortex benchmark and run it at its profiled shape on the embedded simulator, checked");
       common(run);
@@ -312,13 +343,14 @@ const CommandRegistrar reg(
                       "with --signature: the Vortex core clock for DRAM bandwidth and duration (default 200)");
 
       sub.footer("Exit codes: 0 success, 1 the work failed (a worker, a benchmark's check), 2 bad usage or bad input.");
-      return [o, plan, refine, task, collect, lock, status, run]() -> int {
+      return [o, plan, refine, task, collect, lock, status, effort, run]() -> int {
         if (plan->parsed()) return run_plan(*o);
         if (refine->parsed()) return run_refine_suite(*o);
         if (task->parsed()) return run_task(*o);
         if (collect->parsed()) return run_collect(*o);
         if (lock->parsed()) return run_lock(*o);
         if (status->parsed()) return run_status(*o);
+        if (effort->parsed()) return run_effort(*o);
         if (run->parsed()) return run_locked(*o);
         return kExitBadInput;
       };

@@ -22,6 +22,7 @@
 #include "refine/gpu_evaluator.h"
 #include "refine/record.h"
 #include "refine/sim_run.h"
+#include "refine/suite_effort.h"
 #include "refine/suite_run_cluster.h"
 #include "refine/vortex_side.h"
 #include "signature/metrics.h"
@@ -547,6 +548,20 @@ Json suite_status(const SuitePlan& plan) {
       row["start_is_seed"] = sig.value("start_is_seed", true);
       row["final_d"] = sig["d"];
       row["device_seconds"] = sig.value("device_seconds", 0.0);
+      row["effort"] = "lock's run";
+      // Over every committed run (`vxsynth suite effort`), when measured: what the benchmark cost.
+      if (fs::is_regular_file(dir / kEffortFile)) {
+        const Json e = read_json_file((dir / kEffortFile).string());
+        row["effort"] = "every run";
+        row["revisions"] = e.value("designs", 0);
+        row["retained"] = e.value("retained", 0);
+        row["device_seconds"] = e.value("device_seconds", 0.0);
+        row["runs"] = e.contains("runs") ? e["runs"].size() : 0;
+        if (e.contains("seed_d") && e["seed_d"].is_number()) {
+          row["seed_d"] = e["seed_d"];
+          row["start_is_seed"] = true;
+        }
+      }
       row["profiles"] = sig["profiles"];
       // The largest remaining metric distances.
       std::vector<std::pair<double, std::string>> dist;
@@ -624,7 +639,7 @@ std::string format_suite_status(const Json& status) {
   std::ostringstream out;
   out << "suite " << status["dir"].get<std::string>() << "\n";
   out << std::left << std::setw(27) << "benchmark" << std::setw(16) << "op" << std::setw(15) << "shape" << std::right
-      << std::setw(6) << "share" << std::setw(6) << "path" << std::setw(8) << "tried" << std::setw(9) << "seed D"
+      << std::setw(6) << "share" << std::setw(6) << "path" << std::setw(10) << "tried" << std::setw(9) << "seed D"
       << std::setw(8) << "final D" << std::setw(6) << "own" << std::setw(9) << "nearest" << std::setw(8) << "vx D" << "  " << std::left << std::setw(10) << "checks"
       << std::setw(7) << "dev s" << "largest remaining distances\n";
   for (const auto& r : status["rows"]) {
@@ -633,13 +648,14 @@ std::string format_suite_status(const Json& status) {
         << r["shape"].get<std::string>() << std::right << std::setw(5) << fixed(100 * r["share"].get<double>(), 1) << "%"
         << std::setw(6) << r["precision"].get<std::string>();
     if (!r["locked"].get<bool>()) {
-      out << std::setw(8) << "-" << std::setw(9) << "-" << std::setw(8) << "-" << std::setw(6) << "-" << std::setw(9)
+      out << std::setw(10) << "-" << std::setw(9) << "-" << std::setw(8) << "-" << std::setw(6) << "-" << std::setw(9)
           << fixed(r["nearest_reference_d"].get<double>(), 3) << std::setw(8) << "-" << "  not locked";
     } else {
-      const std::string tried = std::to_string(r["revisions"].get<int>()) + "/" + std::to_string(r["retained"].get<int>());
+      const std::string tried = std::to_string(r["revisions"].get<int>()) + "/" + std::to_string(r["retained"].get<int>()) +
+                                (r.value("effort", "") == "every run" ? " " : "r");
       const std::string checks = std::string(r["source_check"] == "passed" ? "ok" : "FAIL") + "/" +
                                  (r["candidate_check"] == "passed" ? "ok" : "FAIL");
-      out << std::setw(8) << tried << std::setw(9)
+      out << std::setw(10) << tried << std::setw(9)
           << fixed(r["seed_d"].get<double>(), 3) + (r.value("start_is_seed", true) ? " " : "s") << std::setw(7)
           << fixed(r["final_d"].get<double>(), 3) << (r["goal_met"].get<bool>() ? " " : "*") << std::setw(6)
           << (r.contains("repeats") ? std::to_string(r["nearest_is_own"].get<int>()) + "/" + std::to_string(r["repeats"].get<int>())
@@ -684,11 +700,11 @@ std::string format_suite_status(const Json& status) {
     out << " " << w << " " << v["benchmarks"].get<int>() << " (of " << v["references"].get<int>() << " references)";
   }
   out << "\ncolumns: share = of the workload's GPU time (merged references added); path = the reference's math; tried = "
-         "revisions tried/retained; seed D marked s: the chain started from another design than the seed; nearest = D from the reference to the nearest other reference; final D = mean over the "
+         "designs tried/retained over every committed run (effort.json, `vxsynth suite effort`), marked r: in the lock's run only; seed D = the seed design's D (marked s: the lock's chain's start, another design, when the seed's D is not known); nearest = D from the reference to the nearest other reference; final D = mean over the "
          "repeat profiles when there are (else the locked profile), marked * when it misses the goal (<= 0.05 and below "
          "half of nearest); own = in how many repeat profiles the proxy is nearest its own reference of the suite's; vx D = D between the "
          "Vortex side (vortex2 timing model at the profiled shape, vortex-signature.json) and the locked CUDA side, ! when stale, - when "
-         "not made (`suite run --signature`); checks = source/candidate; dev s = device seconds of the chain\n";
+         "not made (`suite run --signature`); checks = source/candidate; dev s = device seconds, counted as tried is\n";
   return out.str();
 }
 

@@ -16,6 +16,7 @@
 #include "codegen/benchmark.h"
 #include "common/json_io.h"
 #include "design/design_point.h"
+#include "design/seed.h"
 #include "common/process.h"
 #include "refine/evaluation.h"
 #include "refine/record.h"
@@ -358,6 +359,85 @@ TEST(SuiteCli, CommittedLockedSuiteIsConsistent) {
     }
   }
   EXPECT_GE(locked, 11);
+}
+
+// `suite effort` counts what a benchmark cost over every committed run, whatever the run's
+// layout and the chain's name: a design evaluated in two runs counts once, a chain restarted
+// under another name belongs to the benchmark its start design names, the seed's D is its first
+// profile; status then shows those figures instead of the lock's run alone.
+TEST(SuiteCli, EffortCountsEveryCommittedRunOnce) {
+  const fs::path suite = suite_copy("suite-effort");
+  for (const auto& e : fs::recursive_directory_iterator("../suite/vx-robotics/h200/act-4-linear")) {
+    const fs::path to = suite / "act-4-linear" / fs::relative(e.path(), "../suite/vx-robotics/h200/act-4-linear");
+    if (e.is_directory()) fs::create_directories(to);
+    else if (!fs::exists(to)) fs::copy_file(e.path(), to);
+  }
+  fs::remove(suite / "act-4-linear" / "effort.json");
+  const std::string seed =
+      design::procedural_name(design::seed_from_reference((suite / "act-4-linear" / "reference.json").string()));
+  const fs::path runs = scratch("effort-runs");
+  auto chain = [](const fs::path& dir, const std::vector<Json>& lines) {
+    fs::create_directories(dir);
+    std::ofstream f(dir / "revisions.jsonl");
+    for (const auto& l : lines) f << dump_json(l, -1) << "\n";
+  };
+  auto rec = [](const std::string& key, const std::string& design, const std::string& decision, double d, double dev) {
+    return Json{{"key", key}, {"design", design}, {"decision", decision}, {"d", d}, {"device_seconds", dev}};
+  };
+  // A suite run: act-4 from its seed (D 0.0713), and another benchmark's chain.
+  chain(runs / "2026-01-01-a" / "worker-0" / "act-4-linear",
+        {rec("k0", seed, "start", 0.0713, 2.25), rec("k1", "d1", "reverted", 0.08, 1.0), rec("k2", "d2", "retained", 0.05, 1.5)});
+  chain(runs / "2026-01-01-a" / "worker-0" / "act-2-linear", {rec("k9", "d9", "start", 0.09, 7.0)});
+  // A single `vxsynth refine` run restarted from k2 under another chain name: k2 and k1 again
+  // (taken over from the first run), one new retained design; the seed profiled again later.
+  chain(runs / "2026-01-02-b" / "restart", {rec("k2", "d2", "start", 0.05, 1.5), rec("k1", "d1", "reverted", 0.081, 1.0),
+                                            rec("k3", "d3", "retained", 0.04, 0.5), rec("k0", seed, "reverted", 0.0999, 2.25)});
+  fs::create_directories(runs / "2026-01-02-b" / "restart" / "designs");
+  write_json_file((runs / "2026-01-02-b" / "restart" / "designs" / "r0.json").string(), Json{{"reference", "act-4-linear"}});
+  // A served reference's chain belongs to its benchmark; a chain of nothing in the suite is named.
+  chain(runs / "2026-01-02-b" / "worker-0" / "diffusion_policy-3-conv1d", {rec("k7", "d7", "start", 0.1, 3.0)});
+  chain(runs / "2026-01-02-b" / "worker-0" / "someone-elses", {rec("k8", "d8", "start", 0.1, 3.0)});
+
+  const CliRun e = vxsynth({"suite", "effort", suite.string(), "--runs", runs.string(), "--json"});
+  ASSERT_EQ(e.code, 0) << e.output;
+  const Json effort = Json::parse(e.output);
+  const Json& a4 = effort["benchmarks"]["act-4-linear"];
+  EXPECT_EQ(a4["designs"], 4);
+  EXPECT_EQ(a4["retained"], 2);
+  EXPECT_EQ(a4["chains"], 2);
+  EXPECT_EQ(a4["runs"], Json::array({"2026-01-01-a", "2026-01-02-b"}));
+  EXPECT_DOUBLE_EQ(a4["device_seconds"].get<double>(), 2.25 + 1.0 + 1.5 + 0.5);
+  EXPECT_DOUBLE_EQ(a4["seed_d"].get<double>(), 0.0713);
+  EXPECT_EQ(effort["benchmarks"]["diffusion_policy-1-conv1d"]["designs"], 1);
+  EXPECT_EQ(effort["benchmarks"]["act-2-linear"]["retained"], 0);
+  EXPECT_TRUE(effort["benchmarks"]["pi0-2-linear"]["seed_d"].is_null());
+  EXPECT_EQ(effort["unattributed_chains"], Json::array({"2026-01-02-b/worker-0/someone-elses"}));
+  // Only the locked benchmark gets its file; the table shows it.
+  EXPECT_TRUE(fs::is_regular_file(suite / "act-4-linear" / "effort.json"));
+  EXPECT_FALSE(fs::exists(suite / "act-2-linear" / "effort.json"));
+  const CliRun st = vxsynth({"suite", "status", suite.string()});
+  ASSERT_EQ(st.code, 0) << st.output;
+  std::istringstream table(st.output);
+  std::string line;
+  bool seen = false;
+  while (std::getline(table, line)) {
+    if (line.rfind("act-4-linear ", 0) != 0) continue;
+    seen = true;
+    EXPECT_NE(line.find(" 4/2 "), std::string::npos) << line;
+    EXPECT_NE(line.find(" 0.071 "), std::string::npos) << line;  // the seed's D, unmarked
+    EXPECT_NE(line.find(" 5 "), std::string::npos) << line;      // 5.25 device seconds
+  }
+  EXPECT_TRUE(seen) << st.output;
+
+  // Bad input names the file and the field.
+  chain(runs / "2026-01-03-c" / "worker-0" / "act-4-linear", {Json{{"design", "d5"}, {"decision", "start"}}});
+  const CliRun bad = vxsynth({"suite", "effort", suite.string(), "--runs", runs.string()});
+  EXPECT_EQ(bad.code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("2026-01-03-c/worker-0/act-4-linear/revisions.jsonl"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("key"), std::string::npos) << bad.output;
+  const CliRun none = vxsynth({"suite", "effort", suite.string(), "--runs", (runs / "nope").string()});
+  EXPECT_EQ(none.code, 2) << none.output;
+  EXPECT_NE(none.output.find("no such folder of runs"), std::string::npos) << none.output;
 }
 
 // A Vortex-side signature that no longer describes its pair says so: changed sources, a re-lock
