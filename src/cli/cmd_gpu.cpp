@@ -1,11 +1,14 @@
 // vxsynth gpu {run, profile, build, inspect, status}: the CUDA candidate harness and the ncu
 // driver (docs/gpu.md). run/profile need a CUDA device; build/inspect/status work anywhere.
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
 
 #include "cli/command.h"
 #include "common/error.h"
+#include "common/json_io.h"
 #include "gpu/candidate_build.h"
 #include "gpu/device_probe.h"
 #include "gpu/driver.h"
@@ -13,9 +16,12 @@
 #include "gpu/job.h"
 #include "gpu/profile_report.h"
 #include "gpu/sandbox.h"
+#include "signature/kernel_source.h"
 
 namespace vxsynth::cli {
 namespace {
+
+namespace fs = std::filesystem;
 
 struct CommonOptions {
   std::vector<std::string> ops;
@@ -91,6 +97,7 @@ struct RunOptions : CommonOptions {
 
 struct ProfileOptions : CommonOptions {
   bool with_reference = false;
+  std::string suite;
   int repeat = 1;
   std::vector<std::string> kernels;
 };
@@ -140,6 +147,9 @@ Runner configure_profile(CLI::App& sub) {
   sub.add_option("--op", o->ops, "op specs (vxsynth.op/1): every candidate runs on every op it accepts")->required();
   sub.add_option("--candidates", o->candidates, "candidate sources A.cu B.cu ...")->required();
   sub.add_flag("--with-reference", o->with_reference, "profile the vendor operator too and report each candidate's D");
+  sub.add_option("--suite", o->suite,
+                 "a suite folder (e.g. suite/vx-robotics/h200): also report each candidate's D to the workload reference "
+                 "SUITE/<op>/reference.json, where <op> is the op file's name (the suite table's D)");
   sub.add_option("--repeat", o->repeat, "profiled launches per candidate (fresh inputs each); >1 reports the noise")
       ->check(CLI::Range(1, 100));
   sub.add_option("--kernel", o->kernels,
@@ -164,7 +174,30 @@ Runner configure_profile(CLI::App& sub) {
     }
     request.only_kernels = o->kernels;
     gpu::ncu_kernel_filter(request.only_kernels);  // a bad name is bad input before anything runs
-    const auto outcome = gpu::profile_candidates(request, o->driver);
+    // The workload references, read before the GPU work: a bad suite is bad input.
+    std::map<std::string, std::pair<std::string, signature::MetricValues>> workload;
+    if (!o->suite.empty()) {
+      if (!fs::is_directory(o->suite)) throw InputError(o->suite, "--suite", "not a folder (expected e.g. suite/vx-robotics/h200)");
+      for (const auto& op : o->ops) {
+        const std::string name = fs::path(op).stem().string();
+        const fs::path ref = fs::path(o->suite) / name / "reference.json";
+        if (fs::is_regular_file(ref)) workload[name] = {ref.string(), signature::load_kernel_signature(ref.string(), {}).values};
+      }
+    }
+    auto outcome = gpu::profile_candidates(request, o->driver);
+    if (!o->suite.empty()) {
+      for (const auto& op : gpu::add_workload_references(outcome.summary, workload, {})) {
+        std::cout << "--suite: no " << (fs::path(o->suite) / op / "reference.json").string() << " for op " << op
+                  << " (name the op file after the benchmark folder)\n";
+      }
+      // The job's summary files gain the D(suite) column (timing and ncu command kept).
+      const fs::path summary_json = fs::path(o->out) / "profile-summary.json";
+      Json sj = read_json_file(summary_json.string());
+      sj["segments"] = outcome.summary.to_json()["segments"];
+      sj["suite"] = o->suite;
+      write_json_file(summary_json.string(), sj);
+      std::ofstream(fs::path(o->out) / "profile-summary.txt") << outcome.summary.text();
+    }
     report_checks(outcome.result);
     std::cout << "rows mapped to launches by " << outcome.summary.mapping_method << "\n"
               << outcome.summary.text() << "time: builds " << outcome.build_seconds << " s, ncu + harness "

@@ -235,6 +235,7 @@ ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature:
     }
     s.other_kernels.assign(others.begin(), others.end());
     s.repeats = static_cast<int>(launches.size());
+    for (const auto* l : launches) s.profiles.push_back(l->primary().values);
     double duration = 0;
     for (const auto* l : launches) duration += l->primary().duration_ns.value_or(0);
     s.duration_ns_mean = duration / static_cast<double>(launches.size());
@@ -295,6 +296,26 @@ ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature:
   return summary;
 }
 
+std::vector<std::string> add_workload_references(ProfileSummary& summary,
+                                                 const std::map<std::string, std::pair<std::string, signature::MetricValues>>& by_op,
+                                                 const signature::DistanceConfig& config) {
+  std::set<std::string> missing;
+  for (auto& s : summary.segments) {
+    if (s.candidate == kReferenceName) continue;
+    const auto it = by_op.find(s.op);
+    if (it == by_op.end()) {
+      missing.insert(s.op);
+      continue;
+    }
+    s.workload_reference = it->second.first;
+    s.d_to_workload.clear();
+    for (const auto& v : s.profiles) {
+      if (const auto d = signature::compute_distance(v, it->second.second, config).d) s.d_to_workload.push_back(*d);
+    }
+  }
+  return {missing.begin(), missing.end()};
+}
+
 Json ProfileSummary::to_json() const {
   Json j;
   j["schema"] = schema_id("gpu-profile-summary", 1);
@@ -322,6 +343,10 @@ Json ProfileSummary::to_json() const {
     if (!s.d_to_reference.empty()) sj["d_to_reference"] = s.d_to_reference;
     if (s.d_of_means) sj["d_of_means"] = *s.d_of_means;
     if (!s.d_between_repeats.empty()) sj["d_between_repeats"] = s.d_between_repeats;
+    if (!s.workload_reference.empty()) {
+      sj["workload_reference"] = s.workload_reference;
+      sj["d_to_workload"] = s.d_to_workload;
+    }
     j["segments"].push_back(sj);
   }
   return j;
@@ -329,7 +354,10 @@ Json ProfileSummary::to_json() const {
 
 std::string ProfileSummary::text() const {
   std::ostringstream out;
-  out << "segment                                   kernel (primary)                                   dur us   D(ref)  D spread  D(means)\n";
+  const bool any_workload =
+      std::any_of(segments.begin(), segments.end(), [](const auto& s) { return !s.d_to_workload.empty(); });
+  out << "segment                                   kernel (primary)                                   dur us   D(ref)  D spread  D(means)"
+      << (any_workload ? "  D(suite) [min, max]" : "") << "\n";
   for (const auto& s : segments) {
     std::string seg = s.segment.substr(0, 40);
     seg.resize(42, ' ');
@@ -340,6 +368,15 @@ std::string ProfileSummary::text() const {
       const auto [lo, hi] = std::minmax_element(s.d_to_reference.begin(), s.d_to_reference.end());
       out << "  " << fmt(median(s.d_to_reference)) << "  " << fmt(*hi - *lo);
       if (s.d_of_means) out << "    " << fmt(*s.d_of_means);
+    } else if (any_workload) {
+      out << "       -         -           -";
+    }
+    if (!s.d_to_workload.empty()) {
+      double mean = 0;
+      for (double d : s.d_to_workload) mean += d;
+      mean /= static_cast<double>(s.d_to_workload.size());
+      const auto [lo, hi] = std::minmax_element(s.d_to_workload.begin(), s.d_to_workload.end());
+      out << "  " << fmt(mean) << " [" << fmt(*lo) << ", " << fmt(*hi) << "]";
     }
     out << "\n";
   }
@@ -348,7 +385,11 @@ std::string ProfileSummary::text() const {
     // Said because it misleads: the isolated vendor launch can differ from the workload's own
     // (diffusion_policy-4's lock: 0.0365 against this job's cuDNN run, 0.0184 against the suite's).
     out << "D(ref): to the vendor operator profiled in this job, in isolation; a suite benchmark's D is to its workload "
-           "reference (vxsynth distance --suite SUITE SIGNATURE)\n";
+           "reference (" << (any_workload ? "D(suite)" : "--suite SUITE, or vxsynth distance --suite SUITE SIGNATURE") << ")\n";
+  }
+  if (any_workload) {
+    out << "D(suite): the mean over repeats of D to the workload reference the op names (SUITE/<op>/reference.json), as the "
+           "suite table's final D\n";
   }
   out << "noise: largest D between repeats of one kernel " << fmt(max_d_between_repeats, 5)
       << ", largest spread of D to the reference " << fmt(max_d_spread, 5) << " (retention margin "

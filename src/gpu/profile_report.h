@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,11 @@ struct SegmentSummary {
   std::optional<double> d_of_means;    // D between the candidate's and the reference's mean metrics
   std::vector<double> d_between_repeats;  // D for every pair of repeats of this segment
   double duration_ns_mean = 0;
+  std::vector<signature::MetricValues> profiles;  // each repeat's main-kernel metrics
+  // D of each repeat to a workload reference (add_workload_references): the suite's D, which
+  // can differ from D to the vendor operator profiled in isolation in this job.
+  std::string workload_reference;
+  std::vector<double> d_to_workload;
 };
 
 struct ProfileSummary {
@@ -69,6 +75,12 @@ struct ProfileSummary {
 };
 
 ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature::DistanceConfig& config);
+
+// Sets d_to_workload of every candidate segment whose op has a workload reference (by op name,
+// e.g. a suite benchmark's folder); returns the ops of candidate segments that have none.
+std::vector<std::string> add_workload_references(ProfileSummary& summary,
+                                                 const std::map<std::string, std::pair<std::string, signature::MetricValues>>& by_op,
+                                                 const signature::DistanceConfig& config);
 
 // The ncu command line (argv) that profiles `harness job.json` with the project's metrics.
 // only_kernels: when not empty, ncu replays only kernels with one of these function names

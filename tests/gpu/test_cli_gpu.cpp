@@ -55,6 +55,17 @@ TEST(CliGpu, MissingOptionsAreUsageErrors) {
             2);
 }
 
+// --suite names a suite folder; a missing one is bad input, said before any build or device probe.
+TEST(CliGpu, ProfileSuiteMustBeAFolder) {
+  TempDir scratch("gpu-cli");
+  const auto r = run_cli({"gpu", "profile", "--op", "data/gpu/small/lin_fp32_small.json", "--candidates",
+                          "gpu/candidates/linear_naive.cu", "--out", scratch / "out", "--suite", scratch / "no-suite"},
+                         scratch.path());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("no-suite"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("not a folder"), std::string::npos) << r.output;
+}
+
 // --pair puts candidate i on op i only; a count mismatch is bad input, said before any build
 // or device probe.
 TEST(CliGpu, PairNeedsOneOpPerCandidate) {

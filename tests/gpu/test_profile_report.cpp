@@ -318,5 +318,50 @@ TEST(Summary, NoiseStatisticsOverRepeats) {
   EXPECT_DOUBLE_EQ(summary.segments[1].d_between_repeats[0], 0.0);  // identical reference rows
 }
 
+// --suite: each repeat's D to the workload reference the op names, next to D to the vendor
+// operator of the job; an op with no workload reference is reported, not guessed.
+TEST(Summary, WorkloadReferenceGivesTheSuiteD) {
+  std::vector<FakeKernel> rows;
+  std::vector<std::pair<std::string, unsigned long long>> segs;
+  unsigned long long stream = 40;
+  for (double s : {1.0, 1.03, 0.97}) {
+    rows.push_back({"k", stream, 1000, s});
+    segs.emplace_back("k@act-2-linear", stream++);
+    rows.push_back({"ref", stream, 2000, 2.0});
+    segs.emplace_back("reference@act-2-linear", stream++);
+    rows.push_back({"other", stream, 1500, 0.5});
+    segs.emplace_back("j@unknown-op", stream++);
+  }
+  const auto table = signature::NcuTable::parse(fake_csv(rows), "fake.csv");
+  const auto mapping = map_profile(table, launches_for(segs), {});
+  auto summary = summarize_profile(mapping, signature::DistanceConfig{});
+  // The workload reference: another kernel than the job's vendor run (the workload's own launch).
+  signature::MetricValues workload = mapping.launches[1].primary().values;
+  const auto l2 = static_cast<std::size_t>(signature::MetricId::kL2HitRate);
+  *workload[l2] += 7.0;
+  const auto missing = add_workload_references(summary, {{"act-2-linear", {"suite/act-2-linear/reference.json", workload}}}, {});
+  EXPECT_EQ(missing, std::vector<std::string>{"unknown-op"});
+  const auto& k = summary.segments[0];
+  ASSERT_EQ(k.segment, "k@act-2-linear");
+  EXPECT_EQ(k.workload_reference, "suite/act-2-linear/reference.json");
+  ASSERT_EQ(k.d_to_workload.size(), 3u);
+  const signature::DistanceConfig cfg;
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_DOUBLE_EQ(k.d_to_workload[i], *signature::compute_distance(mapping.launches[3 * i].primary().values, workload, cfg).d);
+    EXPECT_NE(k.d_to_workload[i], k.d_to_reference[i]);  // not the job's vendor run
+  }
+  for (const auto& s : summary.segments) {
+    if (s.candidate == kReferenceName || s.op == "unknown-op") EXPECT_TRUE(s.d_to_workload.empty()) << s.segment;
+  }
+  const std::string text = summary.text();
+  EXPECT_NE(text.find("D(suite)"), std::string::npos) << text;
+  double mean = 0;
+  for (double d : k.d_to_workload) mean += d;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", mean / 3);
+  EXPECT_NE(text.find(buf), std::string::npos) << buf << "\n" << text;
+  EXPECT_EQ(summary.to_json()["segments"][0]["d_to_workload"].size(), 3u);
+}
+
 }  // namespace
 }  // namespace vxsynth::gpu
