@@ -121,6 +121,7 @@ void merge_confirmation(Evaluation& screen, const Evaluation& confirm) {
   }
   screen.profiles.insert(screen.profiles.end(), confirm.profiles.begin(), confirm.profiles.end());
   screen.device_seconds += confirm.device_seconds;
+  screen.build_seconds += confirm.build_seconds;
   screen.set_mean();
 }
 
@@ -151,6 +152,7 @@ Json Evaluation::to_json() const {
   j["profiles"] = p;
   j["launch_block_size"] = launch_block_size;
   j["device_seconds"] = device_seconds;
+  if (build_seconds > 0) j["build_seconds"] = build_seconds;  // absent in stores made before it was split out
   j["candidate_check"] = candidate_check ? candidate_check->to_json() : Json(nullptr);
   j["sim_seconds"] = sim_seconds;
   j["cuda_sha256"] = cuda_sha256;
@@ -163,7 +165,7 @@ Evaluation Evaluation::from_json(const Json& j, const std::string& file) {
   for (const auto& [k, _] : j.items()) {
     static const char* known[] = {"schema",          "key",             "design_name", "origin",
                                   "source_check",    "profiles",        "launch_block_size", "device_seconds",
-                                  "candidate_check", "sim_seconds",     "cuda_sha256", "vortex_sha256"};
+                                  "build_seconds",   "candidate_check", "sim_seconds",     "cuda_sha256", "vortex_sha256"};
     bool ok = false;
     for (const char* n : known) ok |= k == n;
     if (!ok) throw InputError(file, k, "unknown field");
@@ -181,6 +183,7 @@ Evaluation Evaluation::from_json(const Json& j, const std::string& file) {
   e.set_mean();
   e.launch_block_size = static_cast<int>(number_or(j, "launch_block_size", 0));
   e.device_seconds = number_or(j, "device_seconds", 0);
+  e.build_seconds = number_or(j, "build_seconds", 0);
   if (j.contains("candidate_check") && !j.at("candidate_check").is_null()) {
     e.candidate_check = CheckOutcome::from_json(j.at("candidate_check"), file, "candidate_check");
   }

@@ -64,6 +64,7 @@ struct Evaluation {
   signature::MetricValues mean{};                 // mean over the repeats (nullopt: unmeasured)
   int launch_block_size = 0;                      // threads per block of the profiled launch (0 unknown)
   double device_seconds = 0;                      // build + check + profile share of this candidate
+  double build_seconds = 0;                       // of which the build (nvcc, sandbox inspection)
   std::optional<CheckOutcome> candidate_check;    // once run
   double sim_seconds = 0;                         // of the candidate check
   std::string cuda_sha256, vortex_sha256;         // of the sources evaluated ("" unknown)

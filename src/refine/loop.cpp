@@ -100,7 +100,7 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
     c->file = std::make_unique<RecordFile>((fs::path(s.dir) / "revisions.jsonl").string(), options.resume);
     chains.push_back(std::move(c));
   }
-  double device = 0, sim = 0;
+  double device = 0, sim = 0, builds = 0;
   int confirmations = 0;  // confirmation evaluations made now (not candidates of their own)
 
   auto score = [&](const ChainState& s, Pending& p) {
@@ -279,6 +279,7 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
       for (std::size_t i = 0; i < evals.size(); ++i) {
         which[i]->evaluation = evals[i];
         device += evals[i].device_seconds;
+        builds += evals[i].build_seconds;
       }
     }
     if (rule.screens()) {
@@ -329,6 +330,7 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
         for (std::size_t i = 0; i < extra.size(); ++i) {
           merge_confirmation(whose[i]->evaluation, extra[i]);
           device += extra[i].device_seconds;
+          builds += extra[i].build_seconds;
         }
       }
     }
@@ -409,6 +411,7 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
     for (auto& c : chains) line += " " + c->state.name + " " + fmt(c->state.current_d) + " (r" + std::to_string(c->state.current_revision) + ")";
     line += " | device " + fmt(device, 1) + " s";
     if (options.budget.device_seconds > 0) line += " of " + fmt(options.budget.device_seconds, 0) + " s";
+    if (builds > 0) line += " (builds " + fmt(builds, 1) + " s)";
     line += ", simulator " + fmt(sim, 1) + " s, wall " +
             fmt(std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count(), 1) + " s";
     say(line);
@@ -430,6 +433,7 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
   result.reused = evaluator.reused();
   result.confirmations = confirmations;
   result.device_seconds = device;
+  result.build_seconds = builds;
   result.sim_seconds = sim;
   return result;
 }

@@ -54,6 +54,7 @@ struct LoopResult {
   // candidates profiled now are evaluated - confirmations.
   int evaluated = 0, reused = 0, confirmations = 0;
   double device_seconds = 0, sim_seconds = 0;
+  double build_seconds = 0;  // of device_seconds: the candidates' builds (GPU evaluator)
 };
 
 // `evaluator` is wrapped in the run's own store (OUT/evaluations). Progress lines go to

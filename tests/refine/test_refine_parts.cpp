@@ -134,9 +134,30 @@ TEST(EvaluationStore, RoundTripsAndRejectsBadEntries) {
   e.profiles[1][0] = 88.4;
   e.set_mean();
   e.device_seconds = 0.83;
+  e.build_seconds = 0.21;
   store.put(e);
   const auto back = store.get(e.key);
   ASSERT_TRUE(back);
+  EXPECT_DOUBLE_EQ(back->device_seconds, 0.83);
+  EXPECT_DOUBLE_EQ(back->build_seconds, 0.21);
+  // A confirmation adds its device time and build time to the screening's.
+  {
+    Evaluation screen = *back, confirm = *back;
+    merge_confirmation(screen, confirm);
+    EXPECT_DOUBLE_EQ(screen.device_seconds, 1.66);
+    EXPECT_DOUBLE_EQ(screen.build_seconds, 0.42);
+    EXPECT_EQ(screen.profiles.size(), 4u);
+  }
+  // A store written before builds were counted apart reads as 0.
+  {
+    Json old = e.to_json();
+    old.erase("build_seconds");
+    write_json_file((dir / "design-5555555555555555.json").string(), [&] {
+      old["key"] = "design-5555555555555555";
+      return old;
+    }());
+    EXPECT_DOUBLE_EQ(store.get("design-5555555555555555")->build_seconds, 0.0);
+  }
   EXPECT_DOUBLE_EQ(*back->mean[0], 87.9);
   EXPECT_FALSE(back->mean[1]);  // unmeasured stays unmeasured
   EXPECT_DOUBLE_EQ(back->source_check.max_abs_error, 0.0009765625);
