@@ -351,7 +351,9 @@ TEST(Summary, WorkloadReferenceGivesTheSuiteD) {
     EXPECT_NE(k.d_to_workload[i], k.d_to_reference[i]);  // not the job's vendor run
   }
   for (const auto& s : summary.segments) {
-    if (s.candidate == kReferenceName || s.op == "unknown-op") EXPECT_TRUE(s.d_to_workload.empty()) << s.segment;
+    if (s.candidate == kReferenceName || s.op == "unknown-op") {
+      EXPECT_TRUE(s.d_to_workload.empty()) << s.segment;
+    }
   }
   const std::string text = summary.text();
   EXPECT_NE(text.find("D(suite)"), std::string::npos) << text;
