@@ -108,6 +108,8 @@ std::vector<std::string> write_suite_effort(const SuitePlan& plan, const Json& e
     Json e = effort["benchmarks"][b.name];
     e["schema"] = schema_id("effort", 1);
     e["benchmark"] = b.name;
+    // The lock it was counted for: a later re-lock (from a run not counted yet) makes it stale.
+    e["locked_key"] = read_json_file((dir / "signature.json").string()).value("key", "");
     e["runs_dir"] = effort["runs_dir"];
     write_json_file((dir / kEffortFile).string(), e);
     written.push_back(b.name);

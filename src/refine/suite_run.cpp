@@ -552,7 +552,7 @@ Json suite_status(const SuitePlan& plan) {
       // Over every committed run (`vxsynth suite effort`), when measured: what the benchmark cost.
       if (fs::is_regular_file(dir / kEffortFile)) {
         const Json e = read_json_file((dir / kEffortFile).string());
-        row["effort"] = "every run";
+        row["effort"] = e.value("locked_key", "") == sig.value("key", "") ? "every run" : "stale";
         row["revisions"] = e.value("designs", 0);
         row["retained"] = e.value("retained", 0);
         row["device_seconds"] = e.value("device_seconds", 0.0);
@@ -652,7 +652,7 @@ std::string format_suite_status(const Json& status) {
           << fixed(r["nearest_reference_d"].get<double>(), 3) << std::setw(8) << "-" << "  not locked";
     } else {
       const std::string tried = std::to_string(r["revisions"].get<int>()) + "/" + std::to_string(r["retained"].get<int>()) +
-                                (r.value("effort", "") == "every run" ? " " : "r");
+                                (r.value("effort", "") == "every run" ? " " : r.value("effort", "") == "stale" ? "!" : "r");
       const std::string checks = std::string(r["source_check"] == "passed" ? "ok" : "FAIL") + "/" +
                                  (r["candidate_check"] == "passed" ? "ok" : "FAIL");
       out << std::setw(10) << tried << std::setw(9)
@@ -700,7 +700,7 @@ std::string format_suite_status(const Json& status) {
     out << " " << w << " " << v["benchmarks"].get<int>() << " (of " << v["references"].get<int>() << " references)";
   }
   out << "\ncolumns: share = of the workload's GPU time (merged references added); path = the reference's math; tried = "
-         "designs tried/retained over every committed run (effort.json, `vxsynth suite effort`), marked r: in the lock's run only; seed D = the seed design's D (marked s: the lock's chain's start, another design, when the seed's D is not known); nearest = D from the reference to the nearest other reference; final D = mean over the "
+         "designs tried/retained over every committed run (effort.json, `vxsynth suite effort`), marked r: in the lock's run only, ! when the lock is newer than effort.json (run `suite effort` again); seed D = the seed design's D (marked s: the lock's chain's start, another design, when the seed's D is not known); nearest = D from the reference to the nearest other reference; final D = mean over the "
          "repeat profiles when there are (else the locked profile), marked * when it misses the goal (<= 0.05 and below "
          "half of nearest); own = in how many repeat profiles the proxy is nearest its own reference of the suite's; vx D = D between the "
          "Vortex side (vortex2 timing model at the profiled shape, vortex-signature.json) and the locked CUDA side, ! when stale, - when "

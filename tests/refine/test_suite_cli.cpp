@@ -428,6 +428,19 @@ TEST(SuiteCli, EffortCountsEveryCommittedRunOnce) {
     EXPECT_NE(line.find(" 5 "), std::string::npos) << line;      // 5.25 device seconds
   }
   EXPECT_TRUE(seen) << st.output;
+  // A re-lock after the count (another locked key) marks the figures stale until counted again.
+  {
+    const fs::path sig_file = suite / "act-4-linear" / "signature.json";
+    const std::string before = slurp(sig_file);
+    Json sig = read_json_file(sig_file.string());
+    sig["key"] = "design-0000000000000000";
+    write_json_file(sig_file.string(), sig);
+    const CliRun stale = vxsynth({"suite", "status", suite.string()});
+    EXPECT_NE(stale.output.find(" 4/2!"), std::string::npos) << stale.output;
+    ASSERT_EQ(vxsynth({"suite", "effort", suite.string(), "--runs", runs.string()}).code, 0);
+    EXPECT_NE(vxsynth({"suite", "status", suite.string()}).output.find(" 4/2 "), std::string::npos);
+    std::ofstream(sig_file) << before;
+  }
 
   // Bad input names the file and the field.
   chain(runs / "2026-01-03-c" / "worker-0" / "act-4-linear", {Json{{"design", "d5"}, {"decision", "start"}}});
