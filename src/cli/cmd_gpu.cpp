@@ -1,14 +1,12 @@
 // vxsynth gpu {run, profile, build, inspect, status}: the CUDA candidate harness and the ncu
 // driver (docs/gpu.md). run/profile need a CUDA device; build/inspect/status work anywhere.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
 
 #include "cli/command.h"
 #include "common/error.h"
-#include "common/json_io.h"
 #include "gpu/candidate_build.h"
 #include "gpu/device_probe.h"
 #include "gpu/driver.h"
@@ -175,29 +173,19 @@ Runner configure_profile(CLI::App& sub) {
     request.only_kernels = o->kernels;
     gpu::ncu_kernel_filter(request.only_kernels);  // a bad name is bad input before anything runs
     // The workload references, read before the GPU work: a bad suite is bad input.
-    std::map<std::string, std::pair<std::string, signature::MetricValues>> workload;
     if (!o->suite.empty()) {
       if (!fs::is_directory(o->suite)) throw InputError(o->suite, "--suite", "not a folder (expected e.g. suite/vx-robotics/h200)");
       for (const auto& op : o->ops) {
         const std::string name = fs::path(op).stem().string();
         const fs::path ref = fs::path(o->suite) / name / "reference.json";
-        if (fs::is_regular_file(ref)) workload[name] = {ref.string(), signature::load_kernel_signature(ref.string(), {}).values};
+        if (fs::is_regular_file(ref)) {
+          request.workload_references[name] = {ref.string(), signature::load_kernel_signature(ref.string(), {}).values};
+        } else {
+          std::cout << "--suite: no " << ref.string() << " for op " << name << " (name the op file after the benchmark folder)\n";
+        }
       }
     }
-    auto outcome = gpu::profile_candidates(request, o->driver);
-    if (!o->suite.empty()) {
-      for (const auto& op : gpu::add_workload_references(outcome.summary, workload, {})) {
-        std::cout << "--suite: no " << (fs::path(o->suite) / op / "reference.json").string() << " for op " << op
-                  << " (name the op file after the benchmark folder)\n";
-      }
-      // The job's summary files gain the D(suite) column (timing and ncu command kept).
-      const fs::path summary_json = fs::path(o->out) / "profile-summary.json";
-      Json sj = read_json_file(summary_json.string());
-      sj["segments"] = outcome.summary.to_json()["segments"];
-      sj["suite"] = o->suite;
-      write_json_file(summary_json.string(), sj);
-      std::ofstream(fs::path(o->out) / "profile-summary.txt") << outcome.summary.text();
-    }
+    const auto outcome = gpu::profile_candidates(request, o->driver);
     report_checks(outcome.result);
     std::cout << "rows mapped to launches by " << outcome.summary.mapping_method << "\n"
               << outcome.summary.text() << "time: builds " << outcome.build_seconds << " s, ncu + harness "

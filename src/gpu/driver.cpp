@@ -274,7 +274,7 @@ ProfileOutcome profile_candidates(const ProfileRequest& request, const DriverOpt
     write_json_file(path, j);
     outcome.signature_files[segment] = path;
   }
-  outcome.summary = summarize_profile(outcome.mapping, distance);
+  outcome.summary = summarize_profile(outcome.mapping, distance, request.workload_references);
   outcome.total_seconds = seconds_since(t0);
   Json sj = outcome.summary.to_json();
   sj["timing_seconds"] = {{"build_and_sandbox", outcome.build_seconds},

@@ -81,6 +81,8 @@ struct ProfileRequest {
   // in the profiled range. A launch none of whose kernels is profiled fails its check, as any
   // launch ncu saw no kernel of.
   std::vector<std::string> only_kernels;
+  // By op name: each candidate's D to the workload reference too (summarize_profile).
+  WorkloadReferences workload_references;
 };
 
 struct ProfileOutcome {

@@ -208,7 +208,8 @@ ProfileMapping map_profile(const signature::NcuTable& table, const std::vector<L
   return mapping;
 }
 
-ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature::DistanceConfig& config) {
+ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature::DistanceConfig& config,
+                                 const WorkloadReferences& workload) {
   ProfileSummary summary;
   summary.mapping_method = mapping.method;
   summary.retention_margin = config.retention_margin;
@@ -235,7 +236,6 @@ ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature:
     }
     s.other_kernels.assign(others.begin(), others.end());
     s.repeats = static_cast<int>(launches.size());
-    for (const auto* l : launches) s.profiles.push_back(l->primary().values);
     double duration = 0;
     for (const auto* l : launches) duration += l->primary().duration_ns.value_or(0);
     s.duration_ns_mean = duration / static_cast<double>(launches.size());
@@ -291,29 +291,15 @@ ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature:
         summary.max_d_spread = std::max(summary.max_d_spread, *hi - *lo);
       }
     }
+    if (const auto w = workload.find(s.op); w != workload.end() && s.candidate != kReferenceName) {
+      s.workload_reference = w->second.first;
+      for (const auto* l : launches) {
+        if (const auto d = signature::compute_distance(l->primary().values, w->second.second, config).d) s.d_to_workload.push_back(*d);
+      }
+    }
     summary.segments.push_back(std::move(s));
   }
   return summary;
-}
-
-std::vector<std::string> add_workload_references(ProfileSummary& summary,
-                                                 const std::map<std::string, std::pair<std::string, signature::MetricValues>>& by_op,
-                                                 const signature::DistanceConfig& config) {
-  std::set<std::string> missing;
-  for (auto& s : summary.segments) {
-    if (s.candidate == kReferenceName) continue;
-    const auto it = by_op.find(s.op);
-    if (it == by_op.end()) {
-      missing.insert(s.op);
-      continue;
-    }
-    s.workload_reference = it->second.first;
-    s.d_to_workload.clear();
-    for (const auto& v : s.profiles) {
-      if (const auto d = signature::compute_distance(v, it->second.second, config).d) s.d_to_workload.push_back(*d);
-    }
-  }
-  return {missing.begin(), missing.end()};
 }
 
 Json ProfileSummary::to_json() const {

@@ -55,9 +55,9 @@ struct SegmentSummary {
   std::optional<double> d_of_means;    // D between the candidate's and the reference's mean metrics
   std::vector<double> d_between_repeats;  // D for every pair of repeats of this segment
   double duration_ns_mean = 0;
-  std::vector<signature::MetricValues> profiles;  // each repeat's main-kernel metrics
-  // D of each repeat to a workload reference (add_workload_references): the suite's D, which
-  // can differ from D to the vendor operator profiled in isolation in this job.
+  // D of each repeat to the workload reference of the segment's op (summarize_profile's
+  // `workload`): the suite's D, which can differ from D to the vendor operator profiled in
+  // isolation in this job.
   std::string workload_reference;
   std::vector<double> d_to_workload;
 };
@@ -74,13 +74,12 @@ struct ProfileSummary {
   std::string text() const;
 };
 
-ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature::DistanceConfig& config);
+// Workload references by op name (e.g. a suite benchmark's folder): the file and its signature.
+using WorkloadReferences = std::map<std::string, std::pair<std::string, signature::MetricValues>>;
 
-// Sets d_to_workload of every candidate segment whose op has a workload reference (by op name,
-// e.g. a suite benchmark's folder); returns the ops of candidate segments that have none.
-std::vector<std::string> add_workload_references(ProfileSummary& summary,
-                                                 const std::map<std::string, std::pair<std::string, signature::MetricValues>>& by_op,
-                                                 const signature::DistanceConfig& config);
+// Every candidate segment whose op has a workload reference also gets d_to_workload.
+ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature::DistanceConfig& config,
+                                 const WorkloadReferences& workload = {});
 
 // The ncu command line (argv) that profiles `harness job.json` with the project's metrics.
 // only_kernels: when not empty, ncu replays only kernels with one of these function names
