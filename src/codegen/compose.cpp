@@ -9,9 +9,15 @@ namespace vxsynth::codegen {
 
 using design::DesignPoint;
 
+namespace {
+const SplitK& split_k_component(const DesignPoint& d, Backend backend) {
+  return Registry<SplitK>::instance().get(SplitK::value_of(d), backend);
+}
+}  // namespace
+
 bool serial_split_k(const DesignPoint& d, Backend backend) {
   // The backend's split-K component decides (Vortex's serial is the two passes).
-  const SplitK& k = Registry<SplitK>::instance().get(SplitK::value_of(d), backend);
+  const SplitK& k = split_k_component(d, backend);
   return k.sliced() && !k.reduction_pass();
 }
 
@@ -22,7 +28,7 @@ std::vector<Pass> passes(const DesignPoint& d, Backend backend) {
     out.push_back(Pass::kPadB);
   }
   out.push_back(Pass::kGemm);
-  if (Registry<SplitK>::instance().get(SplitK::value_of(d), backend).reduction_pass()) out.push_back(Pass::kReduce);
+  if (split_k_component(d, backend).reduction_pass()) out.push_back(Pass::kReduce);
   if (d.activation == design::ActivationPlacement::kStripped) out.push_back(Pass::kActivation);
   return out;
 }
