@@ -143,7 +143,7 @@ class SplitK {
   static constexpr const char* kFamily = "split_k";
   static std::string value_of(const design::DesignPoint& d) {
     if (d.split_k <= 1) return "none";
-    return d.split_reduce == design::SplitReduce::kSerial ? "serial" : "two_pass";
+    return design::serial_reduce(d.split_reduce) ? "serial" : "two_pass";
   }
   virtual ~SplitK() = default;
   virtual bool sliced() const = 0;
@@ -155,6 +155,10 @@ class SplitK {
   // The GEMM body's z, k_begin and k_end (`k_limit` is the K the slices cover).
   virtual std::string frame(const Context& c, const std::string& k_limit) const = 0;
   virtual std::string store() const = 0;           // the epilogue's store statement
+  // The store of a run of four outputs (float4 v, the run's first output (m, n), m < M and n < N
+  // checked when `guarded`), for a mainloop whose threads own runs of four columns; "" when the
+  // component stores output by output.
+  virtual std::string store_run4(const Context&, bool /*guarded*/) const { return ""; }
   // Around the epilogue, reached by every thread of the block (serial split-K's turn).
   virtual std::string before_epilogue(const Context&) const { return ""; }
   virtual std::string after_epilogue(const Context&) const { return ""; }

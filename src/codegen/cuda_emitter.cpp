@@ -124,8 +124,8 @@ std::string host_code(const DesignPoint& d) {
     if (f == "b_pad") s << "w.b_pad = take(sizeof(elem_t) * p.batch * p.Np * p.Kp);\n";
     // split_reduce serial keeps one running sum per output; the two passes one sum per slice.
     if (f == "partial") {
-      s << "w.partial = take(sizeof(float)" << (serial_split_k(d, Backend::kCuda) ? "" : " * kSplit")
-        << " * p.batch * p.M * p.N);\n";
+      s << "w.partial = take(sizeof(float)" << (serial_split_k(d, Backend::kCuda) ? "" : " * kSplit") << " * p.batch * p.M * "
+        << (d.split_reduce == design::SplitReduce::kSerialVector4 ? "((p.N + 3) / 4 * 4)" : "p.N") << ");\n";
     }
     // One flag per output tile of each batch: the slice whose turn it is.
     if (f == "flags") {

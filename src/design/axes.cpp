@@ -132,8 +132,8 @@ struct Names<ParamReads> {
 
 template <>
 struct Names<SplitReduce> {
-  static constexpr std::array<std::pair<SplitReduce, const char*>, 2> table{
-      {{SplitReduce::kSeparate, "separate"}, {SplitReduce::kSerial, "serial"}}};
+  static constexpr std::array<std::pair<SplitReduce, const char*>, 3> table{
+      {{SplitReduce::kSeparate, "separate"}, {SplitReduce::kSerial, "serial"}, {SplitReduce::kSerialVector4, "serial_vector4"}}};
 };
 
 // Values added at run time (add_value), after the built-in table.
@@ -318,6 +318,8 @@ bool is_hopper_axis(Axis a) {
 bool is_transform_axis(Axis a) { return a == Axis::kScale || a == Axis::kReadGuard || a == Axis::kParamReads; }
 bool is_simt_axis(Axis a) { return a == Axis::kFragmentLoad || a == Axis::kSharedPad; }
 bool is_split_axis(Axis a) { return a == Axis::kSplitReduce; }
+
+bool serial_reduce(SplitReduce v) { return v != SplitReduce::kSeparate; }
 
 bool parse(const std::string& s, Axis& out) {
   for (std::size_t i = 0; i < kAxisCount; ++i) {

@@ -184,7 +184,14 @@ enum class ParamReads { kHoisted, kAtStore };
 //     fix-up reads are its only ordinary global loads when the mainloop copies with cp.async.
 //     Vortex: the two passes of kSeparate (a spinning block could wait for one not yet
 //     scheduled on its core).
-enum class SplitReduce { kSeparate, kSerial };
+//   kSerialVector4: kSerial whose running sums are read and written a run of four outputs at a
+//     time (one 16-byte load and store per run; rows of the running sums padded to a multiple
+//     of four). Needs fragment_load vector4, whose runs these are: with per-output accesses a
+//     warp's fix-up loads use a quarter of each sector they touch (act-2, session 21). The sums
+//     and their order are kSerial's.
+enum class SplitReduce { kSeparate, kSerial, kSerialVector4 };
+// Whether the GEMM kernel adds the K slices in turn (kSerial, kSerialVector4).
+bool serial_reduce(SplitReduce v);
 // The Hopper family also takes split_k (axis 9): K slices over the grid, fp32 partial sums in
 // the workspace, added in slice order by a second pass (docs/design-space.md).
 

@@ -238,6 +238,11 @@ void apply_step(DesignPoint& d, const Move& m) {
     case Axis::kTf32Round: d.tf32_round = parse_enum_value<Tf32Round>(to_value(m), to_string(m.axis)); return;
     case Axis::kFragmentLoad:
       d.fragment_load = parse_enum_value<FragmentLoad>(to_value(m), to_string(m.axis));
+      // The runs of four that serial_vector4 reads and writes go with vector4 fragments: the
+      // reduction falls back to serial, which adds the same sums output by output.
+      if (d.fragment_load != FragmentLoad::kVector4 && d.split_reduce == SplitReduce::kSerialVector4) {
+        d.split_reduce = SplitReduce::kSerial;
+      }
       return;
     case Axis::kSharedPad: d.shared_pad = parse_enum_value<SharedPad>(to_value(m), to_string(m.axis)); return;
     case Axis::kConsumerLayout: {
@@ -417,6 +422,10 @@ std::optional<Axis> coupled_axis(const DesignPoint& d, const Move& m) {
     case Axis::kWarps:
       if (tensor) return Axis::kTile;
       return std::nullopt;
+    case Axis::kFragmentLoad:
+      // Away from vector4: serial_vector4's runs go with it (serial).
+      if (d.split_reduce == SplitReduce::kSerialVector4 && m.direction != "to:" + to_string(FragmentLoad::kVector4)) return Axis::kSplitReduce;
+      return std::nullopt;
     case Axis::kSplitK:
       // Down to one slice: nothing is left to reduce serially.
       if (m.direction == "down" && d.split_k == 2 && d.split_reduce != SplitReduce::kSeparate) return Axis::kSplitReduce;
@@ -517,7 +526,14 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
     }
   }
   // The split-K reduction (split_k > 1): after everything else, for the same reason.
-  if (!is_transform(d) && d.split_k > 1) enum_steps(Axis::kSplitReduce, d.split_reduce);
+  // serial_vector4 only where the fragments are vector4 (the runs it reads and writes).
+  if (!is_transform(d) && d.split_k > 1) {
+    for (SplitReduce v : all_values<SplitReduce>()) {
+      if (v == d.split_reduce) continue;
+      if (v == SplitReduce::kSerialVector4 && d.fragment_load != FragmentLoad::kVector4) continue;
+      add(Axis::kSplitReduce, "to:" + to_string(v));
+    }
+  }
   return out;
 }
 

@@ -221,8 +221,13 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
     fail("split-k", cat("split_k ", d.split_k, " leaves empty slices: K = ", f.shape.k, " has only ", k_tiles,
                         " tiles of ", t.k));
   }
-  if (d.split_reduce == SplitReduce::kSerial && d.split_k < 2) {
-    fail("split-reduce", cat("split_reduce serial adds the slices of split_k > 1 in the GEMM kernel: split_k is ", d.split_k));
+  if (serial_reduce(d.split_reduce) && d.split_k < 2) {
+    fail("split-reduce", cat("split_reduce ", to_string(d.split_reduce), " adds the slices of split_k > 1 in the GEMM kernel: split_k is ",
+                             d.split_k));
+  }
+  if (d.split_reduce == SplitReduce::kSerialVector4 && d.fragment_load != FragmentLoad::kVector4) {
+    fail("split-reduce-runs", cat("split_reduce serial_vector4 reads and writes the running sums in a thread's runs of four outputs: "
+                                  "fragment_load must be vector4 (it is ", to_string(d.fragment_load), ")"));
   }
 
   check_capacities(d, out);
@@ -339,7 +344,8 @@ const std::vector<std::pair<std::string, std::string>>& rule_descriptions() {
       {"lane-unstaged", "a reversed lane mapping applies to a staged operand only"},
       {"activation-strip", "only an op with a fused activation can strip it"},
       {"split-k", "1 <= split_k <= min(64, number of K tiles)"},
-      {"split-reduce", "split_reduce serial: split_k > 1"},
+      {"split-reduce", "split_reduce serial or serial_vector4: split_k > 1"},
+      {"split-reduce-runs", "split_reduce serial_vector4: fragment_load vector4 (a SIMT design)"},
       {"split-reduce-family", "split_reduce other than separate: GEMM designs outside the Hopper and transform families"},
       {"cuda-shared-capacity", "shared memory per block <= 227 KiB (H200)"},
       {"vortex-config", "Vortex cores 1..64, warps/threads powers of two <= 32, local memory 1..64 KiB"},

@@ -181,4 +181,33 @@ inline std::vector<DesignPoint> split_reduce_sample() {
   return out;
 }
 
+// split_reduce serial_vector4 on odd shapes: SIMT designs with vector4 fragments whose running
+// sums are read and written a run of four outputs at a time. N = 53 / 45 / 19 ... are not
+// multiples of four (the last run of a row is partial and the padded row holds the rest), every
+// boundary, an empty last slice, prefetch cp_async, a batched matmul, both convolutions, and
+// act-2's configuration (128x64x8 tiles, 8x8 register tiles, 4 slices). Every design is valid.
+inline std::vector<DesignPoint> split_reduce_vector4_sample() {
+  std::vector<DesignPoint> out;
+  auto with = [&out](const DesignPoint& d, std::vector<std::string> sets) {
+    sets.push_back("fragment_load=vector4");
+    sets.push_back("split_reduce=serial_vector4");
+    out.push_back(design::apply_settings(d, sets, "split_reduce serial_vector4 sample"));
+  };
+  const auto gelu = ops::Activation::gelu;
+  const DesignPoint linear = design::seed_design(family_op("linear", PrecisionPath::fp32), EngineClass::kSimt, 128);
+  with(linear, {"split_k=3"});
+  with(linear, {"split_k=2", "boundary=padded", "activation=stripped"});
+  with(linear, {"split_k=4", "prefetch=cp_async", "pipeline_stages=3", "boundary=uniform_branch", "shared_pad=words4"});
+  with(linear, {"tile=128x64x8", "register_tile=8x8", "split_k=4", "prefetch=cp_async", "pipeline_stages=3", "k_range=fixed"});
+  // K = 29, k-step 8, 3 slices of 2 k-tiles: the third slice is empty and still finishes.
+  with(design::seed_design(ops::make_linear("linear.k29", PrecisionPath::fp32, 37, 53, 29, true, gelu), EngineClass::kSimt, 128),
+       {"split_k=3", "prefetch=cp_async", "pipeline_stages=3"});
+  with(design::seed_design(family_op("matmul", PrecisionPath::fp32), EngineClass::kSimt, 64), {"split_k=2", "boundary=uniform_branch"});
+  with(design::seed_design(family_op("conv1d", PrecisionPath::fp32), EngineClass::kSimt, 128), {"split_k=2", "boundary=padded"});
+  with(design::seed_design(family_op("conv1d", PrecisionPath::tf32), EngineClass::kSimt, 128),
+       {"split_k=2", "prefetch=cp_async", "pipeline_stages=2"});
+  with(design::seed_design(family_op("conv2d", PrecisionPath::fp32), EngineClass::kSimt, 256), {"split_k=2"});
+  return out;
+}
+
 }  // namespace vxsynth::codegen

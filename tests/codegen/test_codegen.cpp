@@ -188,6 +188,66 @@ TEST(Cuda, SerialSplitKDesignsCompileForSm90WithoutWarnings) {
   EXPECT_EQ(output.find("warning"), std::string::npos) << output;
 }
 
+// split_reduce serial_vector4: the serial fix-up a run of four outputs at a time (one 16-byte
+// __ldcg and one float4 store per run, rows of the running sums padded to a multiple of four; a
+// partial last run finishes only the outputs inside N). Only the epilogue differs from serial;
+// the Vortex side is the separate design's. It compiles for sm_90 without warnings.
+TEST(Cuda, SerialVector4SplitKDesignsCompileForSm90WithoutWarnings) {
+  const auto designs = split_reduce_vector4_sample();
+  ASSERT_GE(designs.size(), 8u);
+  bool partial_run = false;
+  for (const auto& d : designs) {
+    const std::string name = design::procedural_name(d);
+    ASSERT_EQ(d.split_reduce, design::SplitReduce::kSerialVector4) << name;
+    ASSERT_EQ(d.fragment_load, design::FragmentLoad::kVector4) << name;
+    const std::string cuda = emit_cuda(d);
+    EXPECT_EQ(cuda.find("reduce_split_k"), std::string::npos) << name;
+    EXPECT_NE(cuda.find("__ldcg(reinterpret_cast<const float4*>(t.partial + at))"), std::string::npos) << name;
+    EXPECT_NE(cuda.find("*reinterpret_cast<float4*>(t.partial + at) = sum;"), std::string::npos) << name;
+    EXPECT_NE(cuda.find("const idx_t at = (z * p.M + m) * ((p.N + 3) / 4 * 4) + n;"), std::string::npos) << name;
+    EXPECT_NE(cuda.find("w.partial = take(sizeof(float) * p.batch * p.M * ((p.N + 3) / 4 * 4))"), std::string::npos) << name;
+    EXPECT_EQ(cuda.find("__ldcg(t.partial + at)"), std::string::npos) << name;  // no scalar fix-up load
+    EXPECT_EQ(cuda.find("atomicAdd"), std::string::npos) << name;
+    partial_run |= cuda.find("if (n + 3 < p.N) finish(") != std::string::npos;
+    const auto wait = cuda.find("ld.acquire"), store = cuda.find("reinterpret_cast<float4*>(t.partial + at) = sum"),
+               release = cuda.find("st.release");
+    EXPECT_LT(wait, store) << name;
+    EXPECT_LT(store, release) << name;
+
+    DesignPoint serial = d;
+    serial.split_reduce = design::SplitReduce::kSerial;
+    EXPECT_NE(emit_cuda(serial).find("__ldcg(t.partial + at)"), std::string::npos) << name;
+    DesignPoint separate = d;
+    separate.split_reduce = design::SplitReduce::kSeparate;
+    auto kernel = [](const DesignPoint& x) {
+      std::string text;
+      for (const auto& f : emit_vortex(x, {})) {
+        if (f.name != "kernel.cpp") continue;
+        std::istringstream in(f.text);
+        for (std::string line; std::getline(in, line);) {
+          if (line.rfind("//", 0) != 0) text += line + "\n";
+        }
+      }
+      return text;
+    };
+    EXPECT_EQ(kernel(d), kernel(separate)) << name;
+  }
+  EXPECT_TRUE(partial_run) << "no design stores a run that N cuts";
+  const std::string nvcc = tb::find_nvcc();
+  if (nvcc.empty()) {
+    const char* allow = std::getenv("VXSYNTH_ALLOW_MISSING_NVCC");
+    if (allow && std::string(allow) == "1") GTEST_SKIP() << "nvcc not found (VXSYNTH_ALLOW_MISSING_NVCC=1)";
+    FAIL() << "nvcc not found (set VXSYNTH_NVCC, or VXSYNTH_ALLOW_MISSING_NVCC=1 to skip)";
+  }
+  const std::filesystem::path dir = tb::scratch_dir("cuda-split-reduce-vector4");
+  EXPECT_EQ(tb::compile_cuda_batch(designs, dir, nvcc), "");
+  std::string output;
+  run_program({nvcc, "-arch=sm_90", "-std=c++17", "-c", (dir / "batch.cu").string(), "-o", (dir / "batch2.o").string(), "-I",
+               VXSYNTH_CANDIDATE_ABI_DIR, "-I", dir.string()},
+              &output);
+  EXPECT_EQ(output.find("warning"), std::string::npos) << output;
+}
+
 // Vortex computes a tf32 op as fp16 (ops::vortex_path_for), also on SIMT designs: without the
 // rounding, diffusion_policy-1 (K = 10240) missed the candidate tolerance by 1.1x.
 TEST(Emit, VortexRoundsTf32OperandsToFp16) {

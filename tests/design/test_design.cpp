@@ -278,6 +278,50 @@ TEST(DesignJson, SplitReduceIsWrittenOnlyWhenSerialAndStepsOnlySplitDesigns) {
   }
 }
 
+// split_reduce serial_vector4: serial whose running sums move a run of four at a time. Offered as
+// a step only where the fragments are vector4; split_k 1 and strided fragments are named rules; a
+// fragment_load step away from vector4 takes the reduction back to serial (the coupled axis), and
+// split_k down to one slice to separate. Its name and file say it, and read back.
+TEST(DesignJson, SerialVector4NeedsVector4FragmentsAndFollowsThem) {
+  const DesignPoint split = apply_settings(linear_seed(), {"split_k=4"}, "test");
+  for (const auto& m : candidate_steps(split)) EXPECT_NE(m.direction, "to:serial_vector4") << "strided fragments";
+  const DesignPoint v4 = apply_settings(split, {"fragment_load=vector4"}, "test");
+  const auto steps = candidate_steps(v4);
+  const auto it = std::find_if(steps.begin(), steps.end(), [](const Move& m) { return m.direction == "to:serial_vector4"; });
+  ASSERT_NE(it, steps.end());
+  EXPECT_EQ(it->axis, Axis::kSplitReduce);
+  const DesignPoint runs = apply(v4, *it);
+  EXPECT_EQ(runs.split_reduce, SplitReduce::kSerialVector4);
+  EXPECT_FALSE(can_implement(runs).has_value());
+  const Json j = design_to_json(runs);
+  EXPECT_EQ(j["axes"]["split_reduce"], "serial_vector4");
+  EXPECT_NE(procedural_name(runs).find("_sr-serial_vector4"), std::string::npos);
+  const DesignPoint back = design_from_json(j, "x.json");
+  EXPECT_TRUE(same_axes(back, runs));
+  EXPECT_FALSE(same_axes(back, apply_settings(v4, {"split_reduce=serial"}, "test")));
+  // Every neighbour is valid: the fragment_load step takes the reduction to serial with it.
+  for (const auto& n : neighbours(runs)) {
+    EXPECT_FALSE(can_implement(n.design).has_value()) << to_string(n.move);
+    if (n.move.axis == Axis::kFragmentLoad) {
+      EXPECT_EQ(n.move.coupled, Axis::kSplitReduce);
+      EXPECT_EQ(n.design.split_reduce, SplitReduce::kSerial);
+      EXPECT_EQ(n.design.fragment_load, FragmentLoad::kStrided);
+    }
+  }
+  const Move to_strided{Axis::kFragmentLoad, "to:strided", "", std::nullopt};
+  EXPECT_EQ(coupled_axis(runs, to_strided), Axis::kSplitReduce);
+  EXPECT_EQ(coupled_axis(apply_settings(v4, {"split_reduce=serial"}, "test"), to_strided), std::nullopt);
+  const Move down{Axis::kSplitK, "down", "", std::nullopt};
+  EXPECT_EQ(apply(runs, down).split_reduce, SplitReduce::kSerialVector4);  // 4 -> 2 slices
+  EXPECT_EQ(apply(apply(runs, down), down).split_reduce, SplitReduce::kSeparate);
+  try {
+    apply_settings(split, {"split_reduce=serial_vector4"}, "cli");
+    ADD_FAILURE() << "accepted serial_vector4 with strided fragments";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("split-reduce-runs"), std::string::npos) << e.what();
+  }
+}
+
 // fragment_load: written only when moved from strided, so every design made before the axis keeps
 // its file and name; a SIMT neighbour, never a tensor-core one; a bad value names its field.
 TEST(DesignJson, FragmentLoadIsWrittenOnlyWhenMovedAndStepsOnlySimtDesigns) {
@@ -710,6 +754,15 @@ TEST(Validity, EachRuleIsReportedByName) {
     const auto v = can_implement(d);
     ASSERT_TRUE(v.has_value());
     EXPECT_EQ(v->rule, "split-reduce") << v->detail;
+    covered.insert(v->rule);
+  }
+  {
+    DesignPoint d = apply_settings(linear_seed(), {"split_k=2"}, "test");
+    d.split_reduce = SplitReduce::kSerialVector4;  // strided fragments
+    const auto v = can_implement(d);
+    ASSERT_TRUE(v.has_value());
+    EXPECT_EQ(v->rule, "split-reduce-runs") << v->detail;
+    EXPECT_NE(v->detail.find("fragment_load must be vector4 (it is strided)"), std::string::npos) << v->detail;
     covered.insert(v->rule);
   }
   {

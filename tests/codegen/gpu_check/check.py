@@ -13,6 +13,7 @@ import torch.nn.functional as F
 root = os.path.dirname(os.path.abspath(__file__))
 abi = sys.argv[1]
 out_dir = sys.argv[2]
+os.makedirs(out_dir, exist_ok=True)  # the results file goes there; a fresh machine has no such folder
 designs = sorted(os.listdir(os.path.join(root, "designs")), key=int)
 
 def build(i):

@@ -4,10 +4,10 @@
 // layout-transform reference gives its transform and the conv it serves), as
 // <out>/designs/<i>/{candidate.cu,design.json}.
 //   codegen_gpu_sample OUT SUITE_DIR
-// With a third argument `split_reduce`, only the split_reduce serial sample (design_samples.h),
-// each design followed by its separate twin and naming it in <i>/twin: check.py then asks for
-// the serial output to equal the twin's bit for bit (the same sums in the same order) over
-// repeated launches.
+// With a third argument `split_reduce`, only the split_reduce serial and serial_vector4 samples
+// (design_samples.h), each design followed by its separate twin and naming it in <i>/twin:
+// check.py then asks for the serial output to equal the twin's bit for bit (the same sums in the
+// same order) over repeated launches.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -31,7 +31,9 @@ int main(int argc, char** argv) {
   std::filesystem::path out = std::filesystem::path(argv[1]) / "designs";
   if (argc == 4) {
     int i = 0;
-    for (const auto& serial : codegen::split_reduce_sample()) {
+    auto serial_designs = codegen::split_reduce_sample();
+    for (const auto& d : codegen::split_reduce_vector4_sample()) serial_designs.push_back(d);
+    for (const auto& serial : serial_designs) {
       const DesignPoint separate = [&serial] {
         DesignPoint d = serial;
         d.split_reduce = design::SplitReduce::kSeparate;
@@ -45,7 +47,7 @@ int main(int argc, char** argv) {
         if (d == &serial) std::ofstream(dir / "twin") << i << "\n";
       }
     }
-    std::cout << i << " designs (split_reduce serial and separate twins)\n";
+    std::cout << i << " designs (split_reduce serial / serial_vector4 and separate twins)\n";
     return 0;
   }
   std::vector<DesignPoint> all;

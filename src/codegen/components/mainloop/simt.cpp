@@ -124,8 +124,21 @@ class SimtMainloop final : public Mainloop {
   std::string unused_after_mainloop() const override { return "(void)b_base;\n(void)a_base;\n"; }
   std::string epilogue(const Context& c, const std::string& store) const override {
     std::ostringstream s;
-    s << "// Epilogue: each thread stores its kTM x kTN outputs.\n";
     const std::string ok = c.x.less("m", "p.M") + " & " + c.x.less("n", "p.N");
+    if (runs_of_four(c) && !c.split_k.store_run4(c, true).empty()) {
+      s << "// Epilogue: each thread stores its kTM x kTN outputs, a run of four columns at a time.\n";
+      s << c.boundary.stores([&](bool guarded) {
+        std::ostringstream l;
+        l << c.x.unroll() << "for (int i = 0; i < kTM; ++i)\n" << c.x.unroll() << "for (int j = 0; j < kTN; j += 4) {\n"
+          << "const idx_t m = m0 + " << frag_row(c, 'm') << ", n = n0 + " << run_start('n') << ";\n"
+          << "const float4 v = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);\n";
+        const std::string run_store = c.split_k.store_run4(c, guarded);
+        l << (guarded ? c.x.guarded(ok, run_store) : run_store + "\n") << "}\n";
+        return l.str();
+      });
+      return s.str();
+    }
+    s << "// Epilogue: each thread stores its kTM x kTN outputs.\n";
     s << c.boundary.stores([&](bool guarded) {
       std::ostringstream l;
       l << c.x.unroll() << "for (int i = 0; i < kTM; ++i)\n" << c.x.unroll() << "for (int j = 0; j < kTN; ++j) {\n"

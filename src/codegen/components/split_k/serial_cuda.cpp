@@ -48,6 +48,27 @@ class SerialSplitK final : public SplitK {
            "if (slice + 1 < kSplit) t.partial[at] = sum;\n"
            "else finish(p, t, z, out_base, m, n, sum);\n}";
   }
+  std::string store_run4(const Context& c, bool guarded) const override {
+    if (c.d.split_reduce != design::SplitReduce::kSerialVector4) return "";
+    // Rows of the running sums padded to a multiple of four columns (the workspace holds them so):
+    // a run starts at a multiple of four, so its four sums are one aligned 16-byte load and store.
+    // The padding columns past N hold sums nobody finishes.
+    std::string s =
+        "{\nconst idx_t at = (z * p.M + m) * ((p.N + 3) / 4 * 4) + n;\n"
+        "float4 sum = v;\n"
+        "if (slice > 0) {\n"
+        "const float4 prior = __ldcg(reinterpret_cast<const float4*>(t.partial + at));\n"
+        "sum.x = prior.x + v.x;\nsum.y = prior.y + v.y;\nsum.z = prior.z + v.z;\nsum.w = prior.w + v.w;\n"
+        "}\n"
+        "if (slice + 1 < kSplit) {\n*reinterpret_cast<float4*>(t.partial + at) = sum;\n} else {\n"
+        "finish(p, t, z, out_base, m, n, sum.x);\n";
+    const char* lanes[] = {"y", "z", "w"};
+    for (int e = 1; e <= 3; ++e) {
+      const std::string call = std::string("finish(p, t, z, out_base, m, n + ") + std::to_string(e) + ", sum." + lanes[e - 1] + ");\n";
+      s += guarded ? "if (n + " + std::to_string(e) + " < p.N) " + call : call;
+    }
+    return s + "}\n}";
+  }
   std::string after_epilogue(const Context&) const override {
     return "// Pass the turn on (the last slice sets the flag back to 0 for the next launch): every\n"
            "// thread's stores first, then one release store.\n"
@@ -63,7 +84,11 @@ class SerialSplitK final : public SplitK {
   }
   std::string unused_after_mainloop() const override { return ""; }
   std::string pass_body(const Context&) const override { return ""; }
-  std::string describe(const Context&) const override {
+  std::string describe(const Context& c) const override {
+    if (c.d.split_reduce == design::SplitReduce::kSerialVector4) {
+      return "the slices add their partial sums in turn inside the GEMM kernel (a per-tile flag, acquire/release; no atomics), "
+             "reading and writing each thread's runs of four sums as one 16-byte access";
+    }
     return "the slices add their partial sums in turn inside the GEMM kernel (a per-tile flag, acquire/release; no atomics)";
   }
 };
