@@ -238,10 +238,15 @@ void apply_step(DesignPoint& d, const Move& m) {
     case Axis::kTf32Round: d.tf32_round = parse_enum_value<Tf32Round>(to_value(m), to_string(m.axis)); return;
     case Axis::kFragmentLoad:
       d.fragment_load = parse_enum_value<FragmentLoad>(to_value(m), to_string(m.axis));
-      // The runs of four that serial_vector4 reads and writes go with vector4 fragments: the
-      // reduction falls back to serial, which adds the same sums output by output.
+      // The serial fix-up follows the fragments' runs of four (the same sums either way): away
+      // from vector4 it goes back to serial (serial_vector4 needs the runs), and a step onto
+      // vector4 reads and writes the runs whole. A serial fix-up of vector4 runs a word at a time
+      // uses a quarter of each sector (act-2: coalescing 24 %): that pair is reached by an
+      // explicit split_reduce step, or by settings, which say every value they want.
       if (d.fragment_load != FragmentLoad::kVector4 && d.split_reduce == SplitReduce::kSerialVector4) {
         d.split_reduce = SplitReduce::kSerial;
+      } else if (m.is_step() && d.fragment_load == FragmentLoad::kVector4 && d.split_reduce == SplitReduce::kSerial) {
+        d.split_reduce = SplitReduce::kSerialVector4;
       }
       return;
     case Axis::kSharedPad: d.shared_pad = parse_enum_value<SharedPad>(to_value(m), to_string(m.axis)); return;
@@ -422,10 +427,13 @@ std::optional<Axis> coupled_axis(const DesignPoint& d, const Move& m) {
     case Axis::kWarps:
       if (tensor) return Axis::kTile;
       return std::nullopt;
-    case Axis::kFragmentLoad:
-      // Away from vector4: serial_vector4's runs go with it (serial).
-      if (d.split_reduce == SplitReduce::kSerialVector4 && m.direction != "to:" + to_string(FragmentLoad::kVector4)) return Axis::kSplitReduce;
+    case Axis::kFragmentLoad: {
+      // The serial fix-up follows the runs of four (apply): serial_vector4 <-> serial.
+      const bool to_vector4 = m.direction == "to:" + to_string(FragmentLoad::kVector4);
+      if (d.split_reduce == SplitReduce::kSerialVector4 && !to_vector4) return Axis::kSplitReduce;
+      if (d.split_reduce == SplitReduce::kSerial && to_vector4) return Axis::kSplitReduce;
       return std::nullopt;
+    }
     case Axis::kSplitK:
       // Down to one slice: nothing is left to reduce serially.
       if (m.direction == "down" && d.split_k == 2 && d.split_reduce != SplitReduce::kSeparate) return Axis::kSplitReduce;

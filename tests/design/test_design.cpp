@@ -280,8 +280,9 @@ TEST(DesignJson, SplitReduceIsWrittenOnlyWhenSerialAndStepsOnlySplitDesigns) {
 
 // split_reduce serial_vector4: serial whose running sums move a run of four at a time. Offered as
 // a step only where the fragments are vector4; split_k 1 and strided fragments are named rules; a
-// fragment_load step away from vector4 takes the reduction back to serial (the coupled axis), and
-// split_k down to one slice to separate. Its name and file say it, and read back.
+// fragment_load step away from vector4 takes the reduction back to serial and a step onto it
+// takes serial along (the coupled axis), split_k down to one slice goes to separate. Its name and
+// file say it, and read back.
 TEST(DesignJson, SerialVector4NeedsVector4FragmentsAndFollowsThem) {
   const DesignPoint split = apply_settings(linear_seed(), {"split_k=4"}, "test");
   for (const auto& m : candidate_steps(split)) EXPECT_NE(m.direction, "to:serial_vector4") << "strided fragments";
@@ -311,6 +312,24 @@ TEST(DesignJson, SerialVector4NeedsVector4FragmentsAndFollowsThem) {
   const Move to_strided{Axis::kFragmentLoad, "to:strided", "", std::nullopt};
   EXPECT_EQ(coupled_axis(runs, to_strided), Axis::kSplitReduce);
   EXPECT_EQ(coupled_axis(apply_settings(v4, {"split_reduce=serial"}, "test"), to_strided), std::nullopt);
+  // A step onto vector4 takes serial to serial_vector4 (the scalar fix-up of runs of four is
+  // reached only by saying so); settings keep what they say.
+  const DesignPoint serial = apply_settings(split, {"split_reduce=serial"}, "test");
+  const Move to_vector4{Axis::kFragmentLoad, "to:vector4", "", std::nullopt};
+  EXPECT_EQ(coupled_axis(serial, to_vector4), Axis::kSplitReduce);
+  EXPECT_EQ(coupled_axis(split, to_vector4), std::nullopt);  // separate stays separate
+  EXPECT_EQ(apply(serial, to_vector4).split_reduce, SplitReduce::kSerialVector4);
+  EXPECT_EQ(apply(split, to_vector4).split_reduce, SplitReduce::kSeparate);
+  EXPECT_EQ(apply_settings(serial, {"fragment_load=vector4"}, "test").split_reduce, SplitReduce::kSerial);
+  EXPECT_EQ(apply_settings(split, {"split_reduce=serial", "fragment_load=vector4"}, "test").split_reduce, SplitReduce::kSerial);
+  bool offered = false;
+  for (const auto& n : neighbours(serial)) {
+    if (n.move.axis != Axis::kFragmentLoad) continue;
+    offered = true;
+    EXPECT_EQ(n.design.split_reduce, SplitReduce::kSerialVector4);
+    EXPECT_EQ(n.move.coupled, Axis::kSplitReduce);
+  }
+  EXPECT_TRUE(offered);
   const Move down{Axis::kSplitK, "down", "", std::nullopt};
   EXPECT_EQ(apply(runs, down).split_reduce, SplitReduce::kSerialVector4);  // 4 -> 2 slices
   EXPECT_EQ(apply(apply(runs, down), down).split_reduce, SplitReduce::kSeparate);
