@@ -56,6 +56,7 @@ inline std::map<std::string, std::set<std::string>> axis_values(const std::vecto
     seen["fragment_load"].insert(design::to_string(d.fragment_load));
     seen["shared_pad"].insert(design::to_string(d.shared_pad));
     seen["consumer_layout"].insert(design::to_string(d.consumer_layout));
+    seen["split_reduce"].insert(design::to_string(d.split_reduce));
     seen["split_k"].insert(d.split_k > 1 ? "split" : "none");
     seen["tile"].insert(std::to_string(d.tile.m) + "x" + std::to_string(d.tile.n) + "x" + std::to_string(d.tile.k));
     seen["register_tile"].insert(std::to_string(d.register_tile.m) + "x" + std::to_string(d.register_tile.n));

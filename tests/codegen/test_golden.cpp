@@ -21,6 +21,7 @@
 #include <sstream>
 #include <type_traits>
 
+#include "codegen/benchmark.h"
 #include "codegen/emit.h"
 #include "design_samples.h"
 #include "design/hopper_family.h"
@@ -329,6 +330,10 @@ std::vector<Sample> golden_sample() {
     mma.boundary = design::Boundary::kUniformBranch;
     add("cp_async-linear-bf16-tensor-k70", ring(mma, 4));
   }
+  // split_reduce serial and serial_vector4 (added after the rest): the two samples of odd-shaped
+  // designs the GPU twins check runs (design_samples.h).
+  for (const auto& d : split_reduce_sample()) out.push_back({"split_reduce-serial/" + design::procedural_name(d), d});
+  for (const auto& d : split_reduce_vector4_sample()) out.push_back({"split_reduce-serial_vector4/" + design::procedural_name(d), d});
   return out;
 }
 
@@ -363,6 +368,7 @@ TEST(Golden, SampleCoversEveryEnumAxisValue) {
   EXPECT_EQ(seen["fragment_load"].size(), design::all_values<design::FragmentLoad>().size());
   EXPECT_EQ(seen["shared_pad"].size(), design::all_values<design::SharedPad>().size());
   EXPECT_EQ(seen["consumer_layout"].size(), design::all_values<design::ConsumerLayout>().size());
+  EXPECT_EQ(seen["split_reduce"].size(), design::all_values<design::SplitReduce>().size());
 }
 
 TEST(Golden, SampleHoldsLayoutTransformsOfEveryValueOfTheirAxes) {
@@ -418,6 +424,37 @@ TEST(Golden, GeneratedSourcesAreByteIdenticalToTheCommittedHashes) {
     }
   }
   EXPECT_EQ(differing, 0) << "designs whose generated sources differ";
+}
+
+// Evaluations are keyed by the design, not by its source (refine reuses them across runs), and a
+// lock's signature was measured on the source the emitter wrote then. So every locked
+// benchmark's committed sources must still be what its design.json generates: a codegen change
+// that alters a locked design's code needs a new axis value (as serial_vector4 was) or a re-lock.
+// main.cpp, which carries the check's tolerances and seed, is left out.
+TEST(Golden, EveryLockedBenchmarkRegeneratesItsSourcesByteForByte) {
+  const fs::path scratch = fs::temp_directory_path() / ("vxsynth-golden-locked-" + std::to_string(std::random_device{}()));
+  int checked = 0;
+  for (const auto& e : fs::directory_iterator("../suite/vx-robotics/h200")) {
+    if (!fs::exists(e.path() / "design.json") || !fs::exists(e.path() / "validation.json")) continue;
+    const std::string bench = e.path().filename().string();
+    const DesignPoint d = design::read_design((e.path() / "design.json").string());
+    auto read = [](const fs::path& f) {
+      std::ifstream in(f, std::ios::binary);
+      return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    };
+    // The CUDA proxy as the emitter writes it (the GPU machine profiled it unformatted); the
+    // Vortex benchmark as `suite lock` writes it (write_benchmark: clang-formatted).
+    EXPECT_TRUE(emit_cuda(d) == read(e.path() / "cuda" / "candidate.cu")) << bench << ": cuda/candidate.cu";
+    BenchmarkOptions options;
+    options.write_data = false;
+    const auto files = write_benchmark(d, (scratch / bench).string(), options);
+    for (const char* name : {"common.h", "kernel.cpp", "bench.h", "CMakeLists.txt", "Makefile"}) {
+      EXPECT_TRUE(read(fs::path(files.vortex_dir) / name) == read(e.path() / "vortex" / name)) << bench << ": vortex/" << name;
+    }
+    ++checked;
+  }
+  fs::remove_all(scratch);
+  EXPECT_GE(checked, 13);
 }
 
 // A profile job of generated candidates replays only the kernel main_kernel_name names (the GPU
