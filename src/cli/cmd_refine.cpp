@@ -1,6 +1,7 @@
 // vxsynth refine: the refinement loop (docs/refine.md).
 //   refine --reference R.json [--reference R2.json ...] --out DIR [--budget revisions=12,device=300,rounds=0]
-//          [--resume] [--generator CMD] [--replay STORE] [--start DESIGN.json ...]
+//          [--start D.json ...] [--name CHAIN ...]   (one each per --reference, in order)
+//          [--resume] [--generator CMD] [--replay STORE]
 //   refine --import-profile PROFILE_DIR --store STORE     (a `gpu profile` folder -> replay store)
 //   refine --check-deferred OUT                           (candidate checks a GPU machine deferred)
 #include <filesystem>
@@ -23,7 +24,7 @@ namespace vxsynth::cli {
 namespace {
 
 struct RefineOptions {
-  std::vector<std::string> references, starts;
+  std::vector<std::string> references, starts, names;
   std::vector<std::string> replay, known;
   std::string out, budget, generator, sim_check = "run", retention = "averaged";
   std::string import_profile, store, cache_dir, check_deferred;
@@ -85,6 +86,17 @@ int run_refine(const RefineOptions& o) {
   if (!o.starts.empty() && o.starts.size() != o.references.size()) {
     throw InputError("--start", "", "give one --start per --reference, in the same order, or none");
   }
+  if (!o.names.empty() && o.names.size() != o.references.size()) {
+    throw InputError("--name", "", "give one --name per --reference, in the same order, or none");
+  }
+  for (const auto& n : o.names) {
+    // A chain's name is its folder and the op file stem of its GPU jobs.
+    const bool ok = !n.empty() && n != "." && n != ".." && n != "work" && n != "checks" && n != "evaluations" &&
+                    n.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == std::string::npos;
+    if (!ok) {
+      throw InputError("--name", n, "expected letters, digits, '.', '_' or '-' (and not work, checks or evaluations, the run's own folders)");
+    }
+  }
   if (o.sim_check != "run" && o.sim_check != "skip") throw InputError("--sim-check", o.sim_check, "expected run or skip");
   refine::LoopOptions lo;
   lo.out_dir = o.out;
@@ -101,7 +113,7 @@ int run_refine(const RefineOptions& o) {
   }
   std::vector<refine::ChainSpec> chains;
   for (std::size_t i = 0; i < o.references.size(); ++i) {
-    chains.push_back({o.references[i], o.starts.empty() ? "" : o.starts[i], ""});
+    chains.push_back({o.references[i], o.starts.empty() ? "" : o.starts[i], o.names.empty() ? "" : o.names[i]});
   }
   const std::string work = o.out + "/work";
   std::unique_ptr<refine::Evaluator> evaluator;
@@ -147,6 +159,9 @@ const CommandRegistrar reg(
       auto o = std::make_shared<RefineOptions>();
       sub.add_option("--reference", o->references, "reference.json of a workload kernel (repeatable: one chain each)");
       sub.add_option("--start", o->starts, "start design per --reference (default: the reference's seed design)");
+      sub.add_option("--name", o->names,
+                     "chain name per --reference (default: the reference's folder name); several chains of one reference, "
+                     "e.g. from several starts, need names of their own");
       sub.add_option("--out", o->out, "output folder: <chain>/revisions.jsonl, evaluations/, work/");
       sub.add_option("--budget", o->budget, "revisions=N (per chain, default 12), device=SECONDS (whole run), rounds=N");
       sub.add_flag("--resume", o->resume, "continue the run in --out after an interruption (kill -9 included)");

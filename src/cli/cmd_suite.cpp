@@ -5,6 +5,7 @@
 //   suite task   RUN [--index I]                what one Slurm array task runs (its chain's refine, resumed)
 //   suite collect SUITE --run RUN               after the tasks: lock the finished chains, write the table
 //   suite lock   SUITE --run RUN [--bench B ...] each chain's best pair with both checks passed, into SUITE
+//                [--bench B --chain C]          B from chain C of the run (a chain named by hand)
 //   suite status SUITE [--json] [--run RUN]     the suite table, or a run's chains (state, revisions, best D)
 //   suite effort SUITE --runs DIR [--json]     what each benchmark cost over every committed run (effort.json)
 //   suite run    SUITE [--jobs N] [--bench B ...] [--signature] every locked Vortex benchmark on the embedded
@@ -32,7 +33,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct SuiteOptions {
-  std::string suite, out, run, work, runs;
+  std::string suite, out, run, work, runs, chain;
   double merge_below = refine::kReferenceNoiseD;
   bool json = false, resume = false, recheck = false, signature = false;
   double clock_mhz = 200.0;
@@ -121,7 +122,7 @@ int run_refine_suite(const SuiteOptions& o) {
 int run_lock(const SuiteOptions& o) {
   if (o.run.empty()) throw InputError("--run", "", "required (a `suite refine` RUN folder or a `refine` OUT folder)");
   const auto plan = refine::plan_suite(o.suite, o.merge_below);
-  const auto results = refine::lock_suite(plan, o.run, o.benches, std::cout, o.recheck);
+  const auto results = refine::lock_suite(plan, o.run, o.benches, std::cout, o.recheck, o.chain);
   // The plan travels with the locked files: status and run read the merges from it.
   write_json_file((fs::path(o.suite) / "suite.json").string(), plan.to_json());
   int locked = 0;
@@ -316,6 +317,9 @@ const CommandRegistrar reg(
       common(lock);
       lock->add_option("--run", o->run, "the suite refine RUN folder (or one refine OUT folder)")->required();
       lock->add_option("--bench", o->benches, "lock only these benchmarks (repeatable)");
+      lock->add_option("--chain", o->chain,
+                       "lock the one --bench from this chain of the run (a chain named by hand, `vxsynth refine --name`) "
+                       "instead of the chain named after it; its D is checked against the benchmark's reference");
       lock->add_flag("--recheck", o->recheck,
                      "run the candidate checks again though recorded (after a generator change; needs the CUDA outputs)");
 

@@ -72,13 +72,8 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
                           const LoopOptions& options, std::ostream* progress) {
   if (specs.empty()) throw InputError("--reference", "", "no chain to refine");
   const auto start_time = std::chrono::steady_clock::now();
-  fs::create_directories(options.out_dir);
-  CachingEvaluator evaluator(std::move(inner), EvaluationStore((fs::path(options.out_dir) / "evaluations").string(), true));
-  for (const auto& dir : options.known) {
-    const int n = import_evaluations(EvaluationStore(dir), evaluator.store());
-    if (progress) *progress << "known: " << n << " evaluation(s) with a passed source check taken from " << dir << "\n";
-  }
   LoopResult result;
+  // Every chain's input is read before anything is written: a bad one leaves no folder behind.
   std::vector<std::unique_ptr<Chain>> chains;
   std::map<std::string, int> names;
   for (const auto& spec : specs) {
@@ -96,9 +91,17 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
     }
     s.current = spec.start_design.empty() ? design::seed_from_reference(spec.reference) : design::read_design(spec.start_design);
     s.dir = (fs::path(options.out_dir) / s.name).string();
-    fs::create_directories(s.dir);
-    c->file = std::make_unique<RecordFile>((fs::path(s.dir) / "revisions.jsonl").string(), options.resume);
     chains.push_back(std::move(c));
+  }
+  fs::create_directories(options.out_dir);
+  CachingEvaluator evaluator(std::move(inner), EvaluationStore((fs::path(options.out_dir) / "evaluations").string(), true));
+  for (const auto& dir : options.known) {
+    const int n = import_evaluations(EvaluationStore(dir), evaluator.store());
+    if (progress) *progress << "known: " << n << " evaluation(s) with a passed source check taken from " << dir << "\n";
+  }
+  for (auto& c : chains) {
+    fs::create_directories(c->state.dir);
+    c->file = std::make_unique<RecordFile>((fs::path(c->state.dir) / "revisions.jsonl").string(), options.resume);
   }
   double device = 0, sim = 0, builds = 0;
   int confirmations = 0;  // confirmation evaluations made now (not candidates of their own)

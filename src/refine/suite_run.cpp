@@ -25,6 +25,7 @@
 #include "refine/suite_effort.h"
 #include "refine/suite_run_cluster.h"
 #include "refine/vortex_side.h"
+#include "signature/distance.h"
 #include "signature/metrics.h"
 
 namespace vxsynth::refine {
@@ -318,9 +319,12 @@ DeferredSummary complete_deferred_checks(const std::string& out, std::ostream& p
 }
 
 std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run_dir, const std::vector<std::string>& benches,
-                                   std::ostream& progress, bool recheck) {
+                                   std::ostream& progress, bool recheck, const std::string& chain) {
   const fs::path run = run_dir;
   if (!fs::is_directory(run)) throw InputError(run_dir, "", "no such run folder");
+  if (!chain.empty() && benches.size() != 1) {
+    throw InputError("--chain", chain, "locks one benchmark from that chain: give exactly one --bench");
+  }
   for (const auto& name : benches) {
     if (std::none_of(plan.benchmarks.begin(), plan.benchmarks.end(), [&](const auto& b) { return b.name == name; })) {
       throw InputError("--bench", name, "not a benchmark of " + plan.dir);
@@ -331,13 +335,14 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
     if (!benches.empty() && std::find(benches.begin(), benches.end(), b.name) == benches.end()) continue;
     LockResult lr;
     lr.bench = b.name;
-    const std::string folder = chain_folder(run, b.name);
+    const std::string chain_name = chain.empty() ? b.name : chain;
+    const std::string folder = chain_folder(run, chain_name);
     if (folder.empty()) {
-      lr.why = "no chain in " + run_dir;
+      lr.why = chain.empty() ? "no chain in " + run_dir : "no chain " + chain + " in " + run_dir;
       results.push_back(lr);
       continue;
     }
-    const fs::path chain_dir = fs::path(folder) / b.name;
+    const fs::path chain_dir = fs::path(folder) / chain_name;
     const auto lines = read_records((chain_dir / "revisions.jsonl").string());
     // Candidates to lock, best D first: the start and retained revisions whose source check passed.
     std::vector<const Json*> kept;
@@ -380,6 +385,22 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
       continue;
     }
     const Json& rec = *best;
+    // A chain of another name may have been scored against another reference: its D must be the
+    // benchmark's D, recomputed from the record's signature.
+    if (chain_name != b.name) {
+      const std::string records = (chain_dir / "revisions.jsonl").string();
+      const auto ref = signature::read_signatures(b.reference).at(0);
+      const auto d = signature::compute_distance(metric_values(rec["signature"], records, "signature"), ref.values,
+                                                 signature::DistanceConfig{})
+                         .d;
+      if (!d || std::abs(*d - rec["d"].get<double>()) > 1e-9) {
+        lr.why = "chain " + chain_name + " was not scored against " + b.reference + ": r" + std::to_string(rec["revision"].get<int>()) +
+                 " records D " + fixed(rec["d"].get<double>(), 4) + ", its signature is at D " + (d ? fixed(*d, 4) : std::string("-")) +
+                 " from the benchmark's reference";
+        results.push_back(lr);
+        continue;
+      }
+    }
     const std::string key = rec["key"].get<std::string>();
     const fs::path saved = fs::path(folder) / "checks" / key;
     // The design: the loop keeps every retained one (designs/rN.json); a GPU run's check folder has it too.
@@ -449,6 +470,7 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
     }
     Json sig{{"schema", schema_id("locked-signature", 1)},
              {"benchmark", b.name},
+             {"chain", chain_name},
              {"reference", fs::path(b.reference).filename().string()},
              {"revision", rec["revision"]},
              {"key", key},

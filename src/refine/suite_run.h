@@ -84,8 +84,11 @@ struct LockResult {
 // Locks every benchmark of `plan` whose chain is in `run` (a suite refine RUN folder, or a
 // single `vxsynth refine` OUT folder). `benches` empty: all.
 // `recheck`: the candidate checks of the revisions considered run again (needs their CUDA outputs).
+// `chain`: lock the one benchmark of `benches` from this chain of the run instead of the chain
+// named after it (a chain started by hand, `vxsynth refine --name`); its records must have been
+// scored against the benchmark's reference (the locked revision's D is recomputed from it).
 std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run, const std::vector<std::string>& benches,
-                                   std::ostream& progress, bool recheck = false);
+                                   std::ostream& progress, bool recheck = false, const std::string& chain = "");
 
 // The suite table from the suite folder (references, suite.json and the locked files).
 Json suite_status(const SuitePlan& plan);

@@ -304,6 +304,72 @@ TEST(SuiteCli, LockStatusAndRunOfACheckedChain) {
       << stale.output;
 }
 
+// Several chains of one reference (`vxsynth refine --name`, e.g. from several starts) and a lock
+// from the one the user picks (`suite lock --bench B --chain C`): the records land under their
+// names, the lock writes B from C and says so, and a chain scored against another reference is
+// refused (its recorded D is not the benchmark's). Bad names and counts are usage errors.
+TEST(SuiteCli, NamedChainsOfOneReferenceAndALockFromOneOfThem) {
+  const fs::path suite = suite_copy("suite-named");
+  const fs::path run = scratch("run-named");
+  const std::string ref = (suite / "act-4-linear" / "reference.json").string();
+  const std::string start = "data/refine/act-4-linear/parent-design.json";
+  std::vector<std::string> common = {"--replay", "data/refine/store", "--retention", "single", "--sim-check", "run",
+                                     "--budget", "revisions=2", "--width", "2", "--out", run.string()};
+  std::vector<std::string> args = {"refine", "--reference", ref, "--start", start, "--name", "act4-x",
+                                   "--reference", ref, "--start", start, "--name", "act4-y"};
+  args.insert(args.end(), common.begin(), common.end());
+  const CliRun r = vxsynth(args);
+  ASSERT_EQ(r.code, 0) << r.output;
+  for (const char* chain : {"act4-x", "act4-y"}) {
+    const auto lines = records(run / chain / "revisions.jsonl");
+    ASSERT_FALSE(lines.empty()) << chain;
+    EXPECT_EQ(lines.front()["chain"], chain);
+  }
+  // Without names the two chains would share the reference's folder name.
+  args = {"refine", "--reference", ref, "--reference", ref};
+  args.insert(args.end(), common.begin(), common.end());
+  const CliRun same = vxsynth(args);
+  EXPECT_EQ(same.code, 2) << same.output;
+  EXPECT_NE(same.output.find("two chains named act-4-linear"), std::string::npos) << same.output;
+  EXPECT_FALSE(fs::exists(run / "act-4-linear")) << "a refused run left a chain folder behind";
+  for (const std::vector<std::string>& names : {std::vector<std::string>{"only-one"}, std::vector<std::string>{"a/b", "c"},
+                                                 std::vector<std::string>{"evaluations", "c"}}) {
+    args = {"refine", "--reference", ref, "--reference", ref};
+    for (const auto& n : names) args.insert(args.end(), {"--name", n});
+    args.insert(args.end(), common.begin(), common.end());
+    const CliRun bad = vxsynth(args);
+    EXPECT_EQ(bad.code, 2) << names.front() << ": " << bad.output;
+    EXPECT_NE(bad.output.find("--name"), std::string::npos) << bad.output;
+  }
+
+  // --chain locks one benchmark.
+  const CliRun two = vxsynth({"suite", "lock", suite.string(), "--run", run.string(), "--chain", "act4-y"});
+  EXPECT_EQ(two.code, 2) << two.output;
+  EXPECT_NE(two.output.find("exactly one --bench"), std::string::npos) << two.output;
+  // Without --chain there is no chain named after the benchmark.
+  const CliRun none = vxsynth({"suite", "lock", suite.string(), "--run", run.string(), "--bench", "act-4-linear"});
+  EXPECT_NE(none.output.find("act-4-linear: not locked: no chain in"), std::string::npos) << none.output;
+  // act4-y's records were scored against act-4's reference, not act-3's.
+  const CliRun wrong =
+      vxsynth({"suite", "lock", suite.string(), "--run", run.string(), "--bench", "act-3-linear", "--chain", "act4-y"});
+  EXPECT_NE(wrong.output.find("act-3-linear: not locked: chain act4-y was not scored against"), std::string::npos) << wrong.output;
+  EXPECT_FALSE(fs::exists(suite / "act-3-linear" / "signature.json"));
+  const CliRun missing =
+      vxsynth({"suite", "lock", suite.string(), "--run", run.string(), "--bench", "act-4-linear", "--chain", "act4-q"});
+  EXPECT_NE(missing.output.find("no chain act4-q in"), std::string::npos) << missing.output;
+
+  const CliRun lock =
+      vxsynth({"suite", "lock", suite.string(), "--run", run.string(), "--bench", "act-4-linear", "--chain", "act4-y"});
+  ASSERT_EQ(lock.code, 0) << lock.output;
+  ASSERT_NE(lock.output.find("act-4-linear: locked r"), std::string::npos) << lock.output;
+  const Json sig = read_json_file((suite / "act-4-linear" / "signature.json").string());
+  EXPECT_EQ(sig["benchmark"], "act-4-linear");
+  EXPECT_EQ(sig["chain"], "act4-y");
+  EXPECT_EQ(slurp(suite / "act-4-linear" / "revisions.jsonl"), slurp(run / "act4-y" / "revisions.jsonl"));
+  const Json val = read_json_file((suite / "act-4-linear" / "validation.json").string());
+  EXPECT_EQ(val["candidate_check"]["status"], "passed");
+}
+
 // The committed suite is what it says: each locked CUDA file is the one profiled (its digest is
 // the record's), both checks passed, and the committed Vortex sources are what today's
 // generator writes for the committed design (a generator change that alters a locked
