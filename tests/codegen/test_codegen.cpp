@@ -25,6 +25,44 @@ using design::EngineClass;
 using ops::PrecisionPath;
 namespace tb = testbed;
 
+// Sets `nvcc` for a test that compiles CUDA, or leaves it "" after marking the test skipped or
+// failed: nvcc is a dependency of `make test`, so a missing one fails unless explicitly allowed
+// (then the skip is listed in make test's closing lines). The caller returns on "".
+void find_nvcc_for_test(std::string& nvcc) {
+  nvcc = tb::find_nvcc();
+  if (!nvcc.empty()) return;
+  const char* allow = std::getenv("VXSYNTH_ALLOW_MISSING_NVCC");
+  if (allow && std::string(allow) == "1") GTEST_SKIP() << "nvcc not found (VXSYNTH_ALLOW_MISSING_NVCC=1)";
+  ADD_FAILURE() << "nvcc not found (set VXSYNTH_NVCC, or VXSYNTH_ALLOW_MISSING_NVCC=1 to skip)";
+}
+
+// `designs` compile as one sm_90 translation unit, and nvcc reports no warning (an unused
+// variable or a narrowing in generated code shows here).
+void expect_compiles_without_warnings(const std::vector<DesignPoint>& designs, const std::string& scratch, const std::string& nvcc) {
+  const std::filesystem::path dir = tb::scratch_dir(scratch);
+  EXPECT_EQ(tb::compile_cuda_batch(designs, dir, nvcc), "");
+  // The batch again, its output kept.
+  std::string output;
+  run_program({nvcc, "-arch=sm_90", "-std=c++17", "-c", (dir / "batch.cu").string(), "-o", (dir / "batch2.o").string(), "-I",
+               VXSYNTH_CANDIDATE_ABI_DIR, "-I", dir.string()},
+              &output);
+  EXPECT_EQ(output.find("warning"), std::string::npos) << output;
+}
+
+// A design's Vortex kernel.cpp without its comment lines (designs that differ only on the CUDA
+// side must give the same code).
+std::string vortex_kernel_code(const DesignPoint& d) {
+  std::string text;
+  for (const auto& f : emit_vortex(d, {})) {
+    if (f.name != "kernel.cpp") continue;
+    std::istringstream in(f.text);
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("//", 0) != 0) text += line + "\n";
+    }
+  }
+  return text;
+}
+
 TEST(Sample, EveryAxisValueOccursForEachFamily) {
   for (const auto& family : kFamilies) {
     SCOPED_TRACE(family);
@@ -53,14 +91,9 @@ TEST(Sample, EveryAxisValueOccursForEachFamily) {
 }
 
 TEST(Cuda, SampleOfEveryFamilyAndPrecisionCompilesForSm90) {
-  const std::string nvcc = tb::find_nvcc();
-  if (nvcc.empty()) {
-    // nvcc is a dependency of `make test`: missing, it fails unless explicitly allowed (then the
-    // skip is listed in make test's closing lines).
-    const char* allow = std::getenv("VXSYNTH_ALLOW_MISSING_NVCC");
-    if (allow && std::string(allow) == "1") GTEST_SKIP() << "nvcc not found (VXSYNTH_ALLOW_MISSING_NVCC=1)";
-    FAIL() << "nvcc not found (set VXSYNTH_NVCC, or VXSYNTH_ALLOW_MISSING_NVCC=1 to skip)";
-  }
+  std::string nvcc;
+  find_nvcc_for_test(nvcc);
+  if (nvcc.empty()) return;
   // Full axis coverage for one family per engine path, seeds and random designs for the rest:
   // every family x precision path occurs, every axis value occurs.
   std::vector<DesignPoint> designs;
@@ -95,12 +128,9 @@ TEST(Cuda, SampleOfEveryFamilyAndPrecisionCompilesForSm90) {
 // staging, lane mapping, SIMT later axis, tensor shape and element size of the sample, and
 // nvcc reports no warning (an unused variable or a narrowing in the ring would show here).
 TEST(Cuda, CpAsyncDesignsCompileForSm90WithoutWarnings) {
-  const std::string nvcc = tb::find_nvcc();
-  if (nvcc.empty()) {
-    const char* allow = std::getenv("VXSYNTH_ALLOW_MISSING_NVCC");
-    if (allow && std::string(allow) == "1") GTEST_SKIP() << "nvcc not found (VXSYNTH_ALLOW_MISSING_NVCC=1)";
-    FAIL() << "nvcc not found (set VXSYNTH_NVCC, or VXSYNTH_ALLOW_MISSING_NVCC=1 to skip)";
-  }
+  std::string nvcc;
+  find_nvcc_for_test(nvcc);
+  if (nvcc.empty()) return;
   const auto designs = cp_async_sample();
   ASSERT_GE(designs.size(), 20u);
   std::set<std::string> seen;
@@ -116,15 +146,7 @@ TEST(Cuda, CpAsyncDesignsCompileForSm90WithoutWarnings) {
   }
   EXPECT_GE(seen.size(), 10u);
   EXPECT_TRUE(seen.count("16-byte") && seen.count("4-byte"));
-  const std::filesystem::path dir = tb::scratch_dir("cuda-cp-async");
-  const std::string out = tb::compile_cuda_batch(designs, dir, nvcc);
-  EXPECT_EQ(out, "");
-  // Warnings too: the batch again, its output kept.
-  std::string output;
-  run_program({nvcc, "-arch=sm_90", "-std=c++17", "-c", (dir / "batch.cu").string(), "-o", (dir / "batch2.o").string(), "-I",
-               VXSYNTH_CANDIDATE_ABI_DIR, "-I", dir.string()},
-              &output);
-  EXPECT_EQ(output.find("warning"), std::string::npos) << output;
+  expect_compiles_without_warnings(designs, "cuda-cp-async", nvcc);
 }
 
 // split_reduce serial: the CUDA side adds the K slices in the GEMM kernel (no reduce_split_k
@@ -156,36 +178,16 @@ TEST(Cuda, SerialSplitKDesignsCompileForSm90WithoutWarnings) {
     DesignPoint separate = d;
     separate.split_reduce = design::SplitReduce::kSeparate;
     EXPECT_NE(emit_cuda(separate).find("reduce_split_k<<<"), std::string::npos) << name;
-    auto kernel = [](const DesignPoint& x) {
-      std::string text;
-      for (const auto& f : emit_vortex(x, {})) {
-        if (f.name != "kernel.cpp") continue;
-        std::istringstream in(f.text);
-        for (std::string line; std::getline(in, line);) {
-          if (line.rfind("//", 0) != 0) text += line + "\n";
-        }
-      }
-      return text;
-    };
-    const std::string vortex = kernel(d);
+    const std::string vortex = vortex_kernel_code(d);
     EXPECT_NE(vortex.find("reduce_split_k"), std::string::npos) << name;
-    EXPECT_EQ(vortex, kernel(separate)) << name;
+    EXPECT_EQ(vortex, vortex_kernel_code(separate)) << name;
     seen.insert(design::to_string(d.fragment) + "/" + design::to_string(d.boundary) + "/" + design::to_string(d.prefetch));
   }
   EXPECT_GE(seen.size(), 8u);
-  const std::string nvcc = tb::find_nvcc();
-  if (nvcc.empty()) {
-    const char* allow = std::getenv("VXSYNTH_ALLOW_MISSING_NVCC");
-    if (allow && std::string(allow) == "1") GTEST_SKIP() << "nvcc not found (VXSYNTH_ALLOW_MISSING_NVCC=1)";
-    FAIL() << "nvcc not found (set VXSYNTH_NVCC, or VXSYNTH_ALLOW_MISSING_NVCC=1 to skip)";
-  }
-  const std::filesystem::path dir = tb::scratch_dir("cuda-split-reduce");
-  EXPECT_EQ(tb::compile_cuda_batch(designs, dir, nvcc), "");
-  std::string output;
-  run_program({nvcc, "-arch=sm_90", "-std=c++17", "-c", (dir / "batch.cu").string(), "-o", (dir / "batch2.o").string(), "-I",
-               VXSYNTH_CANDIDATE_ABI_DIR, "-I", dir.string()},
-              &output);
-  EXPECT_EQ(output.find("warning"), std::string::npos) << output;
+  std::string nvcc;
+  find_nvcc_for_test(nvcc);
+  if (nvcc.empty()) return;
+  expect_compiles_without_warnings(designs, "cuda-split-reduce", nvcc);
 }
 
 // split_reduce serial_vector4: the serial fix-up a run of four outputs at a time (one 16-byte
@@ -219,33 +221,13 @@ TEST(Cuda, SerialVector4SplitKDesignsCompileForSm90WithoutWarnings) {
     EXPECT_NE(emit_cuda(serial).find("__ldcg(t.partial + at)"), std::string::npos) << name;
     DesignPoint separate = d;
     separate.split_reduce = design::SplitReduce::kSeparate;
-    auto kernel = [](const DesignPoint& x) {
-      std::string text;
-      for (const auto& f : emit_vortex(x, {})) {
-        if (f.name != "kernel.cpp") continue;
-        std::istringstream in(f.text);
-        for (std::string line; std::getline(in, line);) {
-          if (line.rfind("//", 0) != 0) text += line + "\n";
-        }
-      }
-      return text;
-    };
-    EXPECT_EQ(kernel(d), kernel(separate)) << name;
+    EXPECT_EQ(vortex_kernel_code(d), vortex_kernel_code(separate)) << name;
   }
   EXPECT_TRUE(partial_run) << "no design stores a run that N cuts";
-  const std::string nvcc = tb::find_nvcc();
-  if (nvcc.empty()) {
-    const char* allow = std::getenv("VXSYNTH_ALLOW_MISSING_NVCC");
-    if (allow && std::string(allow) == "1") GTEST_SKIP() << "nvcc not found (VXSYNTH_ALLOW_MISSING_NVCC=1)";
-    FAIL() << "nvcc not found (set VXSYNTH_NVCC, or VXSYNTH_ALLOW_MISSING_NVCC=1 to skip)";
-  }
-  const std::filesystem::path dir = tb::scratch_dir("cuda-split-reduce-vector4");
-  EXPECT_EQ(tb::compile_cuda_batch(designs, dir, nvcc), "");
-  std::string output;
-  run_program({nvcc, "-arch=sm_90", "-std=c++17", "-c", (dir / "batch.cu").string(), "-o", (dir / "batch2.o").string(), "-I",
-               VXSYNTH_CANDIDATE_ABI_DIR, "-I", dir.string()},
-              &output);
-  EXPECT_EQ(output.find("warning"), std::string::npos) << output;
+  std::string nvcc;
+  find_nvcc_for_test(nvcc);
+  if (nvcc.empty()) return;
+  expect_compiles_without_warnings(designs, "cuda-split-reduce-vector4", nvcc);
 }
 
 // Vortex computes a tf32 op as fp16 (ops::vortex_path_for), also on SIMT designs: without the
