@@ -332,7 +332,7 @@ extern "C" int vxsynth_candidate_launch(const vxsynth_problem* problem, const vx
     b = copy;
   }
   CUtensorMap map_a, map_b;
-  if (!make_map(&map_a, a, p.M, p.K, p.batch, p.a_stride, kBM) || !make_map(&map_b, b, p.N, p.K, p.batch, p.b_stride, kBN))
+  if (!make_map(&map_a, a, p.M, p.K, p.batch, p.a_stride, @@box_a@@) || !make_map(&map_b, b, p.N, p.K, p.batch, p.b_stride, @@box_b@@))
     return VXSYNTH_LAUNCH_UNSUPPORTED;
   if (cudaFuncSetAttribute(gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSharedBytes)) != cudaSuccess)
     return 3;
@@ -449,7 +449,8 @@ std::map<std::string, std::string> bias_pieces(design::BiasLoad load, const char
 bool later_axes(const DesignPoint& d) {
   return d.split_k != 1 || d.register_split != design::RegisterSplit::kNone || d.wgmma_in_flight != 1 ||
          d.schedule != design::Schedule::kGrid || d.tf32_round != design::Tf32Round::kWorkspace ||
-         d.epilogue_store == design::EpilogueStore::kTmaSwizzled || design::hopper_columns(d);
+         d.epilogue_store == design::EpilogueStore::kTmaSwizzled || design::hopper_columns(d) ||
+         d.multicast != design::Multicast::kNone;
 }
 
 // The bulk-store epilogue (epilogue_store tma or tma_swizzled), to the end of the kernel: the
@@ -648,6 +649,7 @@ __device__ __forceinline__ Work work_of_block() {
 __device__ __forceinline__ int slice_begin(int ktiles, int slice) {
   return static_cast<int>(static_cast<long long>(ktiles) * slice / kSplitK);
 }
+@@multicast_helpers@@
 
 __global__ void __launch_bounds__(kThreads, 1)
 gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -661,19 +663,16 @@ gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensor
   // This block's work: its own tile (grid), or every gridDim.x-th one from blockIdx.x (persistent).
   const long long first = kPersistent ? blockIdx.x : 0, step = kPersistent ? gridDim.x : 1;
   const long long count = kPersistent ? static_cast<long long>(tiles_m) * tiles_n * p.batch * kSplitK : 1;
-  if (!kPersistent) {
-    const Work own = work_of_block();
-    if (own.m0 >= p.M || own.n0 >= p.N) return;  // a block the cluster shape added beyond the tiles
-  }
+  @@beyond_tiles@@
   if (threadIdx.x == 0) {
     for (int i = 0; i < kStages; ++i) {
       bar_init(&s.full[i], 1);
-      bar_init(&s.empty[i], kConsumers);
+      bar_init(&s.empty[i], kConsumers@@empty_arrivals@@);
     }
     @@bias_bar_init@@
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  __syncthreads();
+  @@block_sync@@
   if (wg == 0) {  // producer: one thread keeps the ring full
 )cu";
   if (setmaxnreg) {
@@ -696,10 +695,10 @@ gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensor
           const int st = it % kStages;
           if (it >= kStages) bar_wait(&s.empty[st], ((it / kStages) - 1) & 1);
           bar_expect(&s.full[st], (kBM + kBN) * kBK * sizeof(elem_t));
-          tma_load(s.a[st], &map_a, &s.full[st], kt * kBK, w.m0, za);
-          tma_load(s.b[st], &map_b, &s.full[st], kt * kBK, w.n0, zb);
+          @@producer_loads@@
         }
       }
+      @@producer_tail@@
     }
   } else {  // consumers: warpgroup c computes )cu" << (columns ? "columns kCN c .. kCN c + kCN - 1 (all 64 rows)" : "rows 64c .. 64c + 63")
     << R"cu( of each tile
@@ -749,13 +748,13 @@ gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensor
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         // kInFlight groups keep running; the group kInFlight k-tiles back has completed, so its stage is free
         asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kInFlight) : "memory");
-        if (t == 0 && kt - kb >= kInFlight) bar_arrive(&s.empty[(it - kInFlight) % kStages]);
+        if (t == 0 && kt - kb >= kInFlight) @@release@@(&s.empty[(it - kInFlight) % kStages]@@release_peers@@);
       }
       asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
       // the stages of the last groups are free too (every stage is released once per use, which
       // keeps the ring's phases right for the next tile)
       if (t == 0) {
-        for (int j = ke - kInFlight > kb ? ke - kInFlight : kb; j < ke; ++j) bar_arrive(&s.empty[(it - (ke - j)) % kStages]);
+        for (int j = ke - kInFlight > kb ? ke - kInFlight : kb; j < ke; ++j) @@release@@(&s.empty[(it - (ke - j)) % kStages]@@release_peers@@);
       }
 )cu";
   if (bias_tma) s << "      bar_wait(&s.bias_full, 0);\n";
@@ -870,6 +869,105 @@ std::map<std::string, std::string> later_pieces(const DesignPoint& d) {
   return p;
 }
 
+// The pieces of the general kernel that depend on multicast: without it, the text they replaced.
+// With it, every block of a cluster takes part in the copies (also one the cluster shape added
+// beyond the tiles: its copies are zero-filled and its stores clipped), the cluster's barriers
+// are initialised before any block copies into another, the producer copies its slice of each
+// shared tile to its whole group, a consumer releases a stage to every block it came from, and
+// the producer waits for the last releases before its block may exit (peers still arrive on
+// its barriers until then).
+std::map<std::string, std::string> multicast_pieces(const DesignPoint& d) {
+  const bool mc_a = design::multicast_a(d.multicast), mc_b = design::multicast_b(d.multicast);
+  if (d.multicast == design::Multicast::kNone) {
+    return {{"multicast_helpers", ""},
+            {"beyond_tiles", "  if (!kPersistent) {\n"
+                             "    const Work own = work_of_block();\n"
+                             "    if (own.m0 >= p.M || own.n0 >= p.N) return;  // a block the cluster shape added beyond the tiles\n"
+                             "  }\n"},
+            {"empty_arrivals", ""},
+            {"block_sync", "  __syncthreads();\n"},
+            {"producer_loads", "          tma_load(s.a[st], &map_a, &s.full[st], kt * kBK, w.m0, za);\n"
+                               "          tma_load(s.b[st], &map_b, &s.full[st], kt * kBK, w.n0, zb);\n"},
+            {"producer_tail", ""},
+            {"release", "bar_arrive"},
+            {"release_peers", ""}};
+  }
+  std::map<std::string, std::string> p;
+  p["multicast_helpers"] = R"cu(
+// multicast: the block's place in its cluster (along M and N) and the blocks it shares tiles with.
+__device__ __forceinline__ int cluster_rank_of(int pm, int pn) { return kRasterM ? pm + pn * kClusterM : pn + pm * kClusterN; }
+struct ClusterPlace {
+  int pm, pn;       // the block's place along M and N in its cluster
+  unsigned mask_a;  // the blocks of its cluster row (the same M tile): they share A
+  unsigned mask_b;  // the blocks of its cluster column (the same N tile): they share B
+  unsigned peers;   // the blocks whose copies fill this block's stages (and the other way round), itself included
+};
+__device__ __forceinline__ ClusterPlace cluster_place() {
+  unsigned x, y;
+  asm("mov.u32 %0, %%cluster_ctaid.x;" : "=r"(x));
+  asm("mov.u32 %0, %%cluster_ctaid.y;" : "=r"(y));
+  ClusterPlace c;
+  c.pm = static_cast<int>(kRasterM ? x : y);
+  c.pn = static_cast<int>(kRasterM ? y : x);
+  c.mask_a = 0;
+  c.mask_b = 0;
+  for (int j = 0; j < kClusterN; ++j) c.mask_a |= 1u << cluster_rank_of(c.pm, j);
+  for (int i = 0; i < kClusterM; ++i) c.mask_b |= 1u << cluster_rank_of(i, c.pn);
+  const unsigned self = 1u << cluster_rank_of(c.pm, c.pn);
+  c.peers = (kMulticastA ? c.mask_a : self) | (kMulticastB ? c.mask_b : self);
+  return c;
+}
+// One copy of box (k, row, z) to the same shared-memory offset in every block of `mask`; each
+// block's barrier at `bar`'s offset counts the bytes.
+__device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap* map, unsigned long long* bar, int k, int row,
+                                                   int z, unsigned mask) {
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4, %5}], [%2], %6;"
+               ::"r"(smem_addr(dst)), "l"(map), "r"(smem_addr(bar)), "r"(k), "r"(row), "r"(z), "h"(static_cast<unsigned short>(mask))
+               : "memory");
+}
+// A stage is released to every block whose copies filled it: one arrival on that block's barrier.
+__device__ __forceinline__ void release_to(unsigned long long* b, unsigned peers) {
+  for (int r = 0; r < kClusterM * kClusterN; ++r) {
+    if (peers & (1u << r)) {
+      asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\nmbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n"
+                   ::"r"(smem_addr(b)), "r"(r) : "memory");
+    }
+  }
+}
+)cu";
+  p["beyond_tiles"] =
+      "  // multicast: every block of the cluster takes part in the copies, also one beyond the tiles\n"
+      "  // (its copies are zero-filled, its stores clipped)\n"
+      "  const ClusterPlace place = cluster_place();\n";
+  p["empty_arrivals"] = " * __popc(place.peers)";
+  p["block_sync"] =
+      "  __syncthreads();\n"
+      "  // every block's barriers are initialised before any block of the cluster copies into another\n"
+      "  asm volatile(\"barrier.cluster.arrive.release.aligned;\\nbarrier.cluster.wait.acquire.aligned;\" ::: \"memory\");\n";
+  std::string loads;
+  if (mc_a) {
+    loads += "          // multicast a: this block's kSliceA rows of the A tile, for its cluster row\n"
+             "          tma_load_multicast(&s.a[st][place.pn * kSliceA * kBK], &map_a, &s.full[st], kt * kBK, w.m0 + place.pn * kSliceA, za,\n"
+             "                             place.mask_a);\n";
+  } else {
+    loads += "          tma_load(s.a[st], &map_a, &s.full[st], kt * kBK, w.m0, za);\n";
+  }
+  if (mc_b) {
+    loads += "          // multicast b: this block's kSliceB rows of the B tile, for its cluster column\n"
+             "          tma_load_multicast(&s.b[st][place.pm * kSliceB * kBK], &map_b, &s.full[st], kt * kBK, w.n0 + place.pm * kSliceB, zb,\n"
+             "                             place.mask_b);\n";
+  } else {
+    loads += "          tma_load(s.b[st], &map_b, &s.full[st], kt * kBK, w.n0, zb);\n";
+  }
+  p["producer_loads"] = loads;
+  p["producer_tail"] =
+      "      // multicast: the block stays until every block it delivered to has released its last stages\n"
+      "      for (int u = it > kStages ? it - kStages : 0; u < it; ++u) bar_wait(&s.empty[u % kStages], (u / kStages) & 1);\n";
+  p["release"] = "release_to";
+  p["release_peers"] = ", place.peers";
+  return p;
+}
+
 // kBody with its markers replaced; every marker must be known and every piece used.
 std::string fill_markers(std::string body, const std::map<std::string, std::string>& pieces) {
   std::set<std::string> used;
@@ -936,6 +1034,9 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
       << (design::hopper_columns(d) ? ", consumer_layout columns (one 64-row A slice, each consumer " +
                                           std::to_string(design::hopper_consumer_n(d)) + " columns)"
                                     : "")
+      << (d.multicast != design::Multicast::kNone
+              ? ", multicast " + design::to_string(d.multicast) + " (shared tiles copied once per cluster row / column, a slice per block)"
+              : "")
       << ".\n";
   }
   s << "#include <cuda.h>\n#include <cudaTypedefs.h>\n#include <cuda_runtime.h>\n";
@@ -959,6 +1060,13 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
       << ";  // K slices; wgmma groups a consumer leaves running\n";
     s << "constexpr bool kPersistent = " << (d.schedule == design::Schedule::kPersistent ? "true" : "false")
       << ";  // one block per SM walks the tiles\n";
+    if (d.multicast != design::Multicast::kNone) {
+      const bool mc_a = design::multicast_a(d.multicast), mc_b = design::multicast_b(d.multicast);
+      s << "constexpr bool kMulticastA = " << (mc_a ? "true" : "false") << ", kMulticastB = " << (mc_b ? "true" : "false")
+        << ";  // the cluster's blocks share A (a cluster row) / B (a cluster column)\n";
+      s << "constexpr int kSliceA = " << (mc_a ? "kBM / kClusterN" : "kBM") << ", kSliceB = " << (mc_b ? "kBN / kClusterM" : "kBN")
+        << ";  // the rows of A / B one block copies\n";
+    }
     if (design::hopper_columns(d)) {
       s << "constexpr int kCN = " << design::hopper_consumer_n(d)
         << ";  // consumer_layout columns: each consumer's wgmma N, its columns of the tile (kBN = kConsumers x kCN)\n";
@@ -1005,6 +1113,9 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
                            : design::hopper_columns(d) ? "static_cast<cuuint32_t>(kCN)"
                                                        : "static_cast<cuuint32_t>(kBN)";
   pieces["out_swizzle"] = swizzled ? "CU_TENSOR_MAP_SWIZZLE_128B" : "CU_TENSOR_MAP_SWIZZLE_NONE";
+  // multicast: a block copies a slice of each shared tile (the map's box), the rest come from its group
+  pieces["box_a"] = d.multicast != design::Multicast::kNone ? "kSliceA" : "kBM";
+  pieces["box_b"] = d.multicast != design::Multicast::kNone ? "kSliceB" : "kBN";
   pieces["out_planes"] = partials_map ? "p.batch * kSplitK" : "p.batch";
   pieces["out_map_base"] = partials_map ? "p.partials" : "buffers->out";
   if (partials_map) {
@@ -1018,6 +1129,7 @@ std::string emit_hopper_cuda(const DesignPoint& d) {
   }
   // The general kernel writes its own bias pieces.
   for (const char* own : {"bias_copy", "bias_wait", "bias_add_tile", "bias_add_direct"}) pieces.erase(own);
+  for (auto& [name, text] : multicast_pieces(d)) pieces[name] = text;
   s << fill_markers(std::string(kHead) + general_gemm(d) + kTail, pieces);
   return s.str();
 }

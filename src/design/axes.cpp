@@ -136,6 +136,12 @@ struct Names<SplitReduce> {
       {{SplitReduce::kSeparate, "separate"}, {SplitReduce::kSerial, "serial"}, {SplitReduce::kSerialVector4, "serial_vector4"}}};
 };
 
+template <>
+struct Names<Multicast> {
+  static constexpr std::array<std::pair<Multicast, const char*>, 4> table{
+      {{Multicast::kNone, "none"}, {Multicast::kA, "a"}, {Multicast::kB, "b"}, {Multicast::kAB, "ab"}}};
+};
+
 // Values added at run time (add_value), after the built-in table.
 template <typename E>
 std::vector<std::pair<E, std::string>>& added() {
@@ -204,6 +210,7 @@ std::string to_string(ConsumerLayout v) { return name_of(v); }
 std::string to_string(ReadGuard v) { return name_of(v); }
 std::string to_string(ParamReads v) { return name_of(v); }
 std::string to_string(SplitReduce v) { return name_of(v); }
+std::string to_string(Multicast v) { return name_of(v); }
 
 bool parse(const std::string& s, Staging& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ReadOnce& out) { return parse_name(s, out); }
@@ -226,6 +233,7 @@ bool parse(const std::string& s, ConsumerLayout& out) { return parse_name(s, out
 bool parse(const std::string& s, ReadGuard& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ParamReads& out) { return parse_name(s, out); }
 bool parse(const std::string& s, SplitReduce& out) { return parse_name(s, out); }
+bool parse(const std::string& s, Multicast& out) { return parse_name(s, out); }
 
 template <typename E>
 const std::vector<E>& all_values() {
@@ -277,6 +285,7 @@ VXSYNTH_DESIGN_INSTANTIATE(ConsumerLayout)
 VXSYNTH_DESIGN_INSTANTIATE(ReadGuard)
 VXSYNTH_DESIGN_INSTANTIATE(ParamReads)
 VXSYNTH_DESIGN_INSTANTIATE(SplitReduce)
+VXSYNTH_DESIGN_INSTANTIATE(Multicast)
 #undef VXSYNTH_DESIGN_INSTANTIATE
 
 FragmentShape fragment_shape(Fragment f) {
@@ -307,13 +316,13 @@ constexpr std::array<const char*, kAxisCount> kAxisNames = {
     "tensor_core",    "activation", "split_k",      "warps",   "boundary",      "k_range",
     "pipeline_stages", "raster",    "epilogue_store", "cluster", "scale", "bias_load",
     "register_split", "wgmma_in_flight", "schedule", "tf32_round", "fragment_load", "shared_pad",
-    "consumer_layout", "read_guard", "param_reads", "split_reduce"};
+    "consumer_layout", "read_guard", "param_reads", "split_reduce", "multicast"};
 }  // namespace
 
 std::string to_string(Axis a) { return kAxisNames[index_of(a)]; }
 bool is_hopper_axis(Axis a) {
   return (a >= Axis::kPipelineStages && a <= Axis::kCluster) || (a >= Axis::kBiasLoad && a <= Axis::kTf32Round) ||
-         a == Axis::kConsumerLayout;
+         a == Axis::kConsumerLayout || a == Axis::kMulticast;
 }
 bool is_transform_axis(Axis a) { return a == Axis::kScale || a == Axis::kReadGuard || a == Axis::kParamReads; }
 bool is_simt_axis(Axis a) { return a == Axis::kFragmentLoad || a == Axis::kSharedPad; }

@@ -35,7 +35,8 @@ bool same_axes(const DesignPoint& a, const DesignPoint& b) {
          a.cluster == b.cluster && a.bias_load == b.bias_load && a.register_split == b.register_split &&
          a.wgmma_in_flight == b.wgmma_in_flight && a.schedule == b.schedule && a.tf32_round == b.tf32_round &&
          a.fragment_load == b.fragment_load && a.shared_pad == b.shared_pad && a.consumer_layout == b.consumer_layout &&
-         a.read_guard == b.read_guard && a.param_reads == b.param_reads && a.split_reduce == b.split_reduce;
+         a.read_guard == b.read_guard && a.param_reads == b.param_reads && a.split_reduce == b.split_reduce &&
+         a.multicast == b.multicast;
 }
 
 namespace {
@@ -242,6 +243,7 @@ Json design_to_json(const DesignPoint& d) {
   if (d.read_guard != ReadGuard::kPredicated) put(Axis::kReadGuard, to_string(d.read_guard));
   if (d.param_reads != ParamReads::kHoisted) put(Axis::kParamReads, to_string(d.param_reads));
   if (d.split_reduce != SplitReduce::kSeparate) put(Axis::kSplitReduce, to_string(d.split_reduce));
+  if (d.multicast != Multicast::kNone) put(Axis::kMulticast, to_string(d.multicast));
   j["axes"] = a;
   return j;
 }
@@ -350,6 +352,7 @@ DesignPoint design_from_json(const Json& j, const std::string& file) {
   if (present(Axis::kReadGuard)) enum_axis(Axis::kReadGuard, d.read_guard);
   if (present(Axis::kParamReads)) enum_axis(Axis::kParamReads, d.param_reads);
   if (present(Axis::kSplitReduce)) enum_axis(Axis::kSplitReduce, d.split_reduce);
+  if (present(Axis::kMulticast)) enum_axis(Axis::kMulticast, d.multicast);
   return d;
 }
 

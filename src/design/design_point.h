@@ -96,6 +96,8 @@ struct DesignPoint {
   // GEMM designs with split_k > 1 (outside the Hopper and transform families); written to
   // design.json and the name only when not separate.
   SplitReduce split_reduce = SplitReduce::kSeparate;
+  // Hopper family only; written to design.json and the name only when not none.
+  Multicast multicast = Multicast::kNone;
 
   // SIMT designs only (fragment none, outside the Hopper and transform families); written to
   // design.json only when not strided.

@@ -73,6 +73,7 @@ std::string hopper_procedural_name(const DesignPoint& d) {
   if (d.schedule != Schedule::kGrid) s << '_' << to_string(d.schedule);
   if (d.tf32_round != Tf32Round::kWorkspace) s << "_round-" << to_string(d.tf32_round);
   if (hopper_columns(d)) s << "_cols";
+  if (d.multicast != Multicast::kNone) s << "_mc-" << to_string(d.multicast);
   return s.str();
 }
 
@@ -250,6 +251,23 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
   if (!cluster_dim_ok(d.cluster.m) || !cluster_dim_ok(d.cluster.n) || d.cluster.m * d.cluster.n > 8) {
     fail("hopper-cluster", cat("cluster ", d.cluster.m, "x", d.cluster.n, ": 1, 2 or 4 blocks each way, at most 8"));
   }
+  if (d.multicast != Multicast::kNone) {
+    // A block loads 1/cluster.n of the A tile's rows (1/cluster.m of B's) for its whole group;
+    // each slice lands on whole 8-row groups of the 128-byte swizzle (1024 bytes).
+    if (multicast_a(d.multicast) && d.cluster.n < 2) {
+      fail("hopper-multicast", cat("multicast ", to_string(d.multicast), " shares A among a cluster row: cluster.n is ",
+                                   d.cluster.n, ", needs 2 or 4"));
+    } else if (multicast_b(d.multicast) && d.cluster.m < 2) {
+      fail("hopper-multicast", cat("multicast ", to_string(d.multicast), " shares B among a cluster column: cluster.m is ",
+                                   d.cluster.m, ", needs 2 or 4"));
+    } else if (multicast_a(d.multicast) && t.m % (8 * d.cluster.n) != 0) {
+      fail("hopper-multicast", cat("multicast ", to_string(d.multicast), ": tile m ", t.m, " in ", d.cluster.n,
+                                   " slices of whole 8-row swizzle groups"));
+    } else if (multicast_b(d.multicast) && t.n % (8 * d.cluster.m) != 0) {
+      fail("hopper-multicast", cat("multicast ", to_string(d.multicast), ": tile n ", t.n, " in ", d.cluster.m,
+                                   " slices of whole 8-row swizzle groups"));
+    }
+  }
   if (f.shape.batch * d.split_k > 65535) {
     fail("hopper-grid", cat("batch ", f.shape.batch, " x split_k ", d.split_k, " exceeds the grid's z limit 65535"));
   }
@@ -263,7 +281,7 @@ void check_hopper(const DesignPoint& d, std::vector<Violation>& out) {
 
 const std::vector<std::pair<std::string, std::string>>& hopper_rule_descriptions() {
   static const std::vector<std::pair<std::string, std::string>> rules = {
-      {"hopper-axes", "pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight, schedule, tf32_round and consumer_layout keep their defaults outside the Hopper family"},
+      {"hopper-axes", "pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight, schedule, tf32_round, consumer_layout and multicast keep their defaults outside the Hopper family"},
       {"hopper-lowering", "the Hopper family pairs wgmma (k16 for bf16/fp16, k8 for tf32) with prefetch tma"},
       {"hopper-block", "Hopper block = one producer + 1..3 consumer warpgroups (256, 384 or 512 threads)"},
       {"hopper-op", "Hopper: linear, matmul with K-contiguous operands, or channels-first groups-1 convolution; no fused activation"},
@@ -280,6 +298,7 @@ const std::vector<std::pair<std::string, std::string>>& hopper_rule_descriptions
       {"hopper-epilogue", "Hopper: a bulk-store epilogue needs a [M][N] output (or split_k > 1: the partial sums) with 16-byte rows and fits the A ring (grid schedule; split_k > 1 stages one 128-byte box at a time); tma_swizzled needs tile n x element size a multiple of 128 bytes; consumer_layout columns: with tma_swizzled or bulk-stored partials the consumer's N' x element size a multiple of 128 bytes, and with bulk-stored partials pipeline_stages >= consumers"},
       {"hopper-bias", "Hopper: bias_load tma or paired only for an op with a bias"},
       {"hopper-cluster", "Hopper: cluster m, n in {1, 2, 4}, m x n <= 8"},
+      {"hopper-multicast", "Hopper: multicast a needs cluster.n >= 2 and tile m a multiple of 8 x cluster.n; multicast b needs cluster.m >= 2 and tile n a multiple of 8 x cluster.m"},
       {"hopper-grid", "Hopper: batch x split_k <= 65535 (grid z)"},
       {"vortex-counterpart", "the Vortex side of a Hopper design is a valid GEMM design"},
   };
@@ -301,6 +320,7 @@ DesignPoint vortex_counterpart(const DesignPoint& d) {
   v.wgmma_in_flight = 1;
   v.schedule = Schedule::kGrid;
   v.tf32_round = Tf32Round::kWorkspace;  // Vortex computes tf32 as fp16 (docs/design-space.md)
+  v.multicast = Multicast::kNone;  // no clusters
   v.consumer_layout = ConsumerLayout::kRows;  // no warpgroups: the counterpart's warps tile 64 x n as they may
   v.tile.k = kVortexTileK;
   v.register_tile = {1, 1};

@@ -26,6 +26,8 @@
 //                    round each stage in shared memory); tf32 only
 //   consumer_layout  rows (consumer c owns rows 64c..) | columns (the consumers share one
 //                    64-row A slice, consumer c owns columns c N' .. (c + 1) N' - 1)
+//   multicast        none | a | b | ab: the operand tiles the blocks of a cluster row (A) or
+//                    column (B) share, each block copying a slice for all of them
 //   fixed            shared_staging ab, lanes forward, read_once default, register_tile 1x1,
 //                    warps = block/32 x 1, activation fused (the op has none),
 //                    boundary guarded (the copy engine zero-fills, the epilogue predicates),

@@ -221,6 +221,10 @@ void apply_step(DesignPoint& d, const Move& m) {
     case Axis::kCluster: {
       const auto [dim, up] = parse_dim_step(m, "mn");
       double_or_halve(dim_of(d, Axis::kCluster, dim), up, dim_name(m.axis, dim));
+      // A cluster of one block along a dimension has nobody to share with: the operand shared
+      // along it leaves the multicast (a: cluster rows, n; b: cluster columns, m).
+      if (d.cluster.n == 1 && multicast_a(d.multicast)) d.multicast = multicast_b(d.multicast) ? Multicast::kB : Multicast::kNone;
+      if (d.cluster.m == 1 && multicast_b(d.multicast)) d.multicast = multicast_a(d.multicast) ? Multicast::kA : Multicast::kNone;
       return;
     }
     case Axis::kScale: d.scale = parse_enum_value<Scale>(to_value(m), to_string(m.axis)); return;
@@ -270,6 +274,7 @@ void apply_step(DesignPoint& d, const Move& m) {
     case Axis::kReadGuard: d.read_guard = parse_enum_value<ReadGuard>(to_value(m), to_string(m.axis)); return;
     case Axis::kParamReads: d.param_reads = parse_enum_value<ParamReads>(to_value(m), to_string(m.axis)); return;
     case Axis::kSplitReduce: d.split_reduce = parse_enum_value<SplitReduce>(to_value(m), to_string(m.axis)); return;
+    case Axis::kMulticast: d.multicast = parse_enum_value<Multicast>(to_value(m), to_string(m.axis)); return;
   }
 }
 
@@ -434,6 +439,11 @@ std::optional<Axis> coupled_axis(const DesignPoint& d, const Move& m) {
       if (d.split_reduce == SplitReduce::kSerial && to_vector4) return Axis::kSplitReduce;
       return std::nullopt;
     }
+    case Axis::kCluster:
+      // Down to one block along the dimension an operand is shared on: it leaves the multicast.
+      if (m.direction == "n:down" && d.cluster.n == 2 && multicast_a(d.multicast)) return Axis::kMulticast;
+      if (m.direction == "m:down" && d.cluster.m == 2 && multicast_b(d.multicast)) return Axis::kMulticast;
+      return std::nullopt;
     case Axis::kSplitK:
       // Down to one slice: nothing is left to reduce serially.
       if (m.direction == "down" && d.split_k == 2 && d.split_reduce != SplitReduce::kSeparate) return Axis::kSplitReduce;
@@ -475,6 +485,7 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
     if (d.fixed.precision == ops::PrecisionPath::tf32) enum_steps(Axis::kTf32Round, d.tf32_round);
     // consumer_layout last, so the earlier neighbours keep their order.
     enum_steps(Axis::kConsumerLayout, d.consumer_layout);
+    enum_steps(Axis::kMulticast, d.multicast);  // last of all, for the same reason
     return out;
   }
   const bool tensor = is_tensor(d);

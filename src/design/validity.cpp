@@ -83,14 +83,15 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
   const bool cp_async = d.prefetch == Prefetch::kCpAsync;
   if ((d.stages != 1 && !cp_async) || d.raster != Raster::kNMajor || d.epilogue_store != EpilogueStore::kDirect || !(d.cluster == Cluster{}) ||
       d.bias_load != BiasLoad::kGlobal || d.register_split != RegisterSplit::kNone || d.wgmma_in_flight != 1 ||
-      d.schedule != Schedule::kGrid || d.tf32_round != Tf32Round::kWorkspace || d.consumer_layout != ConsumerLayout::kRows) {
+      d.schedule != Schedule::kGrid || d.tf32_round != Tf32Round::kWorkspace || d.consumer_layout != ConsumerLayout::kRows ||
+      d.multicast != Multicast::kNone) {
     fail("hopper-axes", cat("pipeline_stages ", d.stages, ", raster ", to_string(d.raster), ", epilogue_store ",
                             to_string(d.epilogue_store), ", cluster ", d.cluster.m, "x", d.cluster.n, ", bias_load ",
                             to_string(d.bias_load), ", register_split ", to_string(d.register_split), ", wgmma_in_flight ",
                             d.wgmma_in_flight, ", schedule ", to_string(d.schedule), ", tf32_round ", to_string(d.tf32_round),
-                            ", consumer_layout ", to_string(d.consumer_layout),
+                            ", consumer_layout ", to_string(d.consumer_layout), ", multicast ", to_string(d.multicast),
                             " belong to the Hopper family (wgmma + tma): outside it they are 1, n_major, direct, 1x1, global, "
-                            "none, 1, grid, workspace, rows (pipeline_stages is also the ring of prefetch cp_async)"));
+                            "none, 1, grid, workspace, rows, none (pipeline_stages is also the ring of prefetch cp_async)"));
     return;
   }
   if (is_transform(d)) {

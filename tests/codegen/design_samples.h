@@ -5,10 +5,12 @@
 #pragma once
 
 #include <map>
+#include <stdexcept>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "design/hopper_family.h"
 #include "design/move.h"
 #include "design/sample.h"
 #include "design/seed.h"
@@ -208,6 +210,56 @@ inline std::vector<DesignPoint> split_reduce_vector4_sample() {
   with(design::seed_design(family_op("conv1d", PrecisionPath::tf32), EngineClass::kSimt, 128),
        {"split_k=2", "prefetch=cp_async", "pipeline_stages=2"});
   with(design::seed_design(family_op("conv2d", PrecisionPath::fp32), EngineClass::kSimt, 256), {"split_k=2"});
+  return out;
+}
+
+// multicast (the Hopper family's clusters sharing operand tiles) on odd shapes: A, B and both,
+// clusters of 2, 4 and 8 blocks, both rasters, blocks the cluster shape adds beyond the tiles
+// (their copies are zero-filled and still delivered to their group), both consumer layouts,
+// every epilogue, split-K, tf32 rounded in shared memory, setmaxnreg, the bias by bulk copy and
+// by pairs, a broadcast batched matmul and both convolutions, and pi0-4's and pi0-5's configurations.
+// The GPU check runs each beside its twin without multicast: the outputs must be equal bit for
+// bit (the same tiles multiplied in the same order). Every design is valid (apply_settings throws otherwise).
+inline std::vector<DesignPoint> multicast_sample() {
+  std::vector<DesignPoint> out;
+  auto hopper = [](const ops::OpSpec& op, int block) {
+    std::string why;
+    auto d = design::seed_hopper(op, block, "", "", {}, &why);
+    if (!d) throw std::logic_error("multicast sample: " + why);
+    return *d;
+  };
+  auto with = [&out](const DesignPoint& d, std::vector<std::string> sets) {
+    out.push_back(design::apply_settings(d, sets, "multicast sample"));
+  };
+  // 77 x 96 x 72 with a bias (two consumer warpgroups): one M tile, so clusters along M add blocks
+  const DesignPoint lin = hopper(ops::make_linear("lin.bf16.bias", PrecisionPath::bf16, 77, 96, 72, true), 384);
+  with(lin, {"cluster=1x2", "multicast=a"});  // one N tile: the second block of the row is beyond the tiles
+  with(lin, {"tile=128x32x64", "cluster=1x4", "multicast=a", "epilogue_store=direct", "bias_load=paired"});  // 3 N tiles in 4
+  with(lin, {"tile=128x64x64", "cluster=2x1", "multicast=b", "pipeline_stages=3"});
+  with(lin, {"tile=128x64x64", "cluster=2x2", "multicast=ab", "raster=m_major", "wgmma_in_flight=2"});
+  with(lin, {"tile=128x64x64", "cluster=2x2", "multicast=a", "epilogue_store=tma_swizzled", "register_split=setmaxnreg",
+             "bias_load=global"});
+  // pi0-4's (columns, 64 x 64, a cluster row of two) and pi0-5's (a cluster column of two) on odd shapes
+  const DesignPoint lin51 = hopper(ops::make_linear("lin.bf16.m51", PrecisionPath::bf16, 51, 200, 136, false), 384);
+  with(lin51, {"consumer_layout=columns", "tile=64x64x64", "cluster=1x2", "multicast=a", "pipeline_stages=5"});
+  with(lin51, {"consumer_layout=columns", "tile=64x64x64", "cluster=1x4", "multicast=a", "epilogue_store=direct"});
+  const DesignPoint lin130 = hopper(ops::make_linear("lin.bf16.m130", PrecisionPath::bf16, 130, 72, 200, true), 384);
+  with(lin130, {"tile=128x32x64", "cluster=2x1", "multicast=b", "bias_load=paired", "pipeline_stages=6"});
+  with(lin130, {"consumer_layout=columns", "tile=64x32x64", "cluster=4x1", "multicast=b", "bias_load=paired"});
+  with(lin130, {"consumer_layout=columns", "tile=64x64x64", "cluster=2x2", "multicast=ab", "bias_load=tma"});
+  // a broadcast batched matmul (one consumer): each batch's clusters share within the batch
+  const DesignPoint bmm = hopper(ops::make_matmul("bmm.fp16.bcast", PrecisionPath::fp16, {3}, {1}, 51, 40, 200, false, true), 256);
+  with(bmm, {"tile=64x32x64", "cluster=2x2", "multicast=ab"});
+  with(bmm, {"tile=64x32x64", "cluster=1x2", "multicast=a", "split_k=2", "epilogue_store=direct"});
+  // tf32: a conv1d's split-K partials, and a linear rounded in shared memory
+  const DesignPoint conv1d = hopper(ops::make_conv("conv1d.tf32.bias", PrecisionPath::tf32, 2, 24, 40, {19}, {5}, {1}, {2}, {1}, 1, true), 384);
+  with(conv1d, {"tile=128x64x32", "cluster=2x1", "multicast=b", "split_k=2", "bias_load=global"});
+  with(conv1d, {"tile=128x64x32", "cluster=2x2", "multicast=ab", "split_k=3", "epilogue_store=tma", "bias_load=paired"});
+  const DesignPoint lin_tf32 = hopper(ops::make_linear("lin.tf32", PrecisionPath::tf32, 77, 96, 72, false), 384);
+  with(lin_tf32, {"tile=128x64x32", "cluster=1x2", "multicast=a", "tf32_round=shared", "wgmma_in_flight=2"});
+  // a conv2d (three consumers, tile m 192) in a cluster of eight: one tile, seven blocks beyond it
+  const DesignPoint conv2d = hopper(ops::make_conv("conv2d.bf16", PrecisionPath::bf16, 1, 8, 33, {7, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false), 512);
+  with(conv2d, {"tile=192x64x64", "cluster=4x2", "multicast=ab", "epilogue_store=direct"});
   return out;
 }
 

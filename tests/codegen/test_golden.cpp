@@ -333,6 +333,8 @@ std::vector<Sample> golden_sample() {
   // designs the GPU twins check runs (design_samples.h).
   for (const auto& d : split_reduce_sample()) out.push_back({"split_reduce-serial/" + design::procedural_name(d), d});
   for (const auto& d : split_reduce_vector4_sample()) out.push_back({"split_reduce-serial_vector4/" + design::procedural_name(d), d});
+  // multicast (added after the rest): the odd-shaped sample the GPU twins check runs.
+  for (const auto& d : multicast_sample()) out.push_back({"multicast/" + design::procedural_name(d), d});
   return out;
 }
 

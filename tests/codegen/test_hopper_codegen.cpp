@@ -12,6 +12,7 @@
 #include <set>
 
 #include "codegen_testbed.h"
+#include "design_samples.h"
 #include "common/process.h"
 #include "design/hopper_family.h"
 #include "design/move.h"
@@ -535,6 +536,53 @@ TEST(HopperCuda, LaterAxesKeepAccumulatorsInRegisters) {
   const std::string output = compile_batch(designs, "hopper-cuda-regs", {"-O3", "-Xptxas", "-warn-spills,-Werror"}, &rc);
   EXPECT_EQ(rc, 0) << output;
   EXPECT_EQ(output.find("C7508"), std::string::npos) << output;
+  EXPECT_EQ(output.find("C7514"), std::string::npos) << output;
+}
+
+TEST(HopperEmit, MulticastCopiesASlicePerBlockAndReleasesEachStageToItsGroup) {
+  const auto sample = multicast_sample();
+  ASSERT_GE(sample.size(), 15u);
+  std::set<std::string> values;
+  for (const auto& d : sample) {
+    SCOPED_TRACE(design::procedural_name(d));
+    values.insert(design::to_string(d.multicast));
+    const std::string src = emit_cuda(d);
+    const bool a = design::multicast_a(d.multicast), b = design::multicast_b(d.multicast);
+    // a block copies a slice of a shared tile (the map's box) to its whole group ...
+    EXPECT_NE(src.find(std::string("constexpr int kSliceA = ") + (a ? "kBM / kClusterN" : "kBM") +
+                       ", kSliceB = " + (b ? "kBN / kClusterM" : "kBN") + ";"),
+              std::string::npos);
+    EXPECT_NE(src.find("make_map(&map_a, a, p.M, p.K, p.batch, p.a_stride, kSliceA)"), std::string::npos);
+    EXPECT_NE(src.find("make_map(&map_b, b, p.N, p.K, p.batch, p.b_stride, kSliceB)"), std::string::npos);
+    EXPECT_EQ(src.find("tma_load_multicast(&s.a[st][place.pn * kSliceA * kBK]") != std::string::npos, a);
+    EXPECT_EQ(src.find("tma_load_multicast(&s.b[st][place.pm * kSliceB * kBK]") != std::string::npos, b);
+    EXPECT_EQ(src.find("tma_load(s.a[st]") != std::string::npos, !a);
+    EXPECT_EQ(src.find("tma_load(s.b[st]") != std::string::npos, !b);
+    EXPECT_NE(src.find(".multicast::cluster"), std::string::npos);
+    // ... every block takes part (none returns before the cluster barrier) ...
+    EXPECT_EQ(src.find("a block the cluster shape added beyond the tiles"), std::string::npos);
+    EXPECT_NE(src.find("barrier.cluster.arrive.release.aligned"), std::string::npos);
+    // ... a stage waits for the consumers of every block it went to, and nobody exits early
+    EXPECT_NE(src.find("bar_init(&s.empty[i], kConsumers * __popc(place.peers));"), std::string::npos);
+    EXPECT_EQ(src.find("bar_arrive(&s.empty"), std::string::npos);
+    EXPECT_NE(src.find("release_to(&s.empty[(it - kInFlight) % kStages], place.peers);"), std::string::npos);
+    EXPECT_NE(src.find("for (int u = it > kStages ? it - kStages : 0; u < it; ++u) bar_wait(&s.empty[u % kStages]"),
+              std::string::npos);
+    // the twin without multicast is the text it was: per-block copies, early return
+    DesignPoint twin = d;
+    twin.multicast = design::Multicast::kNone;
+    const std::string plain = emit_cuda(twin);
+    EXPECT_EQ(plain.find("multicast"), std::string::npos);
+    EXPECT_EQ(plain.find("kSlice"), std::string::npos);
+  }
+  EXPECT_EQ(values, (std::set<std::string>{"a", "b", "ab"}));
+}
+
+TEST(HopperCuda, MulticastSampleCompilesForSm90aWithoutSpills) {
+  if (tb::find_nvcc().empty()) GTEST_SKIP() << "nvcc not found (set VXSYNTH_NVCC)";
+  int rc = 0;
+  const std::string output = compile_batch(multicast_sample(), "hopper-cuda-multicast", {"-O3", "-Xptxas", "-warn-spills,-Werror"}, &rc);
+  EXPECT_EQ(rc, 0) << output;
   EXPECT_EQ(output.find("C7514"), std::string::npos) << output;
 }
 

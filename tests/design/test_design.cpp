@@ -53,9 +53,15 @@ TEST(Axes, NamesRoundTrip) {
   // twelve, the Hopper family's four, the transforms' scale, then the Hopper family's bias_load,
   // register_split, wgmma_in_flight, schedule, tf32_round, the SIMT designs' fragment_load and
   // shared_pad, the Hopper family's consumer_layout, the transforms' read_guard and param_reads,
-  // and split_reduce
-  EXPECT_EQ(axis_names().size(), 28u);
-  EXPECT_EQ(axis_names().back(), "split_reduce");
+  // split_reduce and the Hopper family's multicast
+  EXPECT_EQ(axis_names().size(), 29u);
+  EXPECT_EQ(axis_names().back(), "multicast");
+  for (Multicast v : all_values<Multicast>()) {
+    Multicast back{};
+    ASSERT_TRUE(parse(to_string(v), back));
+    EXPECT_EQ(back, v);
+  }
+  EXPECT_EQ(value_list<Multicast>(), "none, a, b, ab");
   for (SplitReduce v : all_values<SplitReduce>()) {
     SplitReduce back{};
     ASSERT_TRUE(parse(to_string(v), back));
@@ -822,10 +828,11 @@ TEST(Neighbours, AreValidSingleAxisStepsCoveringEveryAxis) {
     EXPECT_EQ(names.size(), list.size()) << "two neighbours are the same design";
   }
   // activation needs an op with an activation, split_reduce a split seed (the suite's seeds have
-  // split_k 1: DesignJson.SplitReduceIsWrittenOnlyWhenSerialAndStepsOnlySplitDesigns); the rest
-  // occur on the suite's seeds.
+  // split_k 1: DesignJson.SplitReduceIsWrittenOnlyWhenSerialAndStepsOnlySplitDesigns), multicast
+  // a cluster of two or more blocks (the Hopper seeds have none: HopperFamily.Multicast*); the
+  // rest occur on the suite's seeds.
   for (const auto& axis : axis_names()) {
-    if (axis == "activation" || axis == "split_reduce") continue;
+    if (axis == "activation" || axis == "split_reduce" || axis == "multicast") continue;
     EXPECT_TRUE(axes_seen.count(axis)) << axis;
   }
   const DesignPoint with_act = linear_seed(EngineClass::kSimt, ops::PrecisionPath::fp32, 128, ops::Activation::relu);

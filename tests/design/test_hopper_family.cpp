@@ -299,6 +299,13 @@ TEST(HopperFamily, EveryRuleIsNamedWhenBroken) {
     EXPECT_EQ(rule_of(d), "hopper-cluster");
   }
   {
+    // A multicast of A with one block per cluster row: nobody to share with.
+    DesignPoint d = ok;
+    d.cluster = {2, 1};
+    d.multicast = Multicast::kA;
+    broken["hopper-multicast"] = d;
+  }
+  {
     // The family's axes on a GEMM design.
     DesignPoint d = seed_design(ops::make_linear("t", ops::PrecisionPath::bf16, 77, 96, 72, true),
                                 EngineClass::kTensorCore, 128);
@@ -654,14 +661,17 @@ TEST(HopperFamily, ConsumerLayoutColumnsSplitsTheTileNOverOneSixtyFourRowSlice) 
                                                      EngineClass::kTensorCore, 128)))
       EXPECT_NE(m.axis, Axis::kConsumerLayout);
   }
-  // The step: last among the Hopper steps; the tile follows the layout both ways.
-  const auto steps = candidate_steps(lock);
-  ASSERT_FALSE(steps.empty());
-  EXPECT_EQ(steps.back().axis, Axis::kConsumerLayout);
-  EXPECT_EQ(steps.back().direction, "to:columns");
+  // The step: last among the Hopper steps but multicast's; the tile follows the layout both ways.
+  auto layout_step = [](const DesignPoint& d) {
+    std::vector<Move> steps = candidate_steps(d);
+    while (!steps.empty() && steps.back().axis == Axis::kMulticast) steps.pop_back();
+    return steps.empty() ? Move{} : steps.back();
+  };
+  EXPECT_EQ(layout_step(lock).axis, Axis::kConsumerLayout);
+  EXPECT_EQ(layout_step(lock).direction, "to:columns");
   const DesignPoint stepped = apply(lock, Move{Axis::kConsumerLayout, "to:columns", "", std::nullopt});
   EXPECT_EQ(stepped.tile, (Tile{64, 64, 64}));
-  EXPECT_EQ(candidate_steps(stepped).back().direction, "to:rows");
+  EXPECT_EQ(layout_step(stepped).direction, "to:rows");
   const DesignPoint rows = apply(stepped, Move{Axis::kConsumerLayout, "to:rows", "", std::nullopt});
   EXPECT_EQ(rows.tile, lock.tile);
   EXPECT_TRUE(same_axes(rows, lock));
@@ -696,6 +706,55 @@ TEST(HopperFamily, ConsumerLayoutColumnsSplitsTheTileNOverOneSixtyFourRowSlice) 
     EXPECT_EQ(v.consumer_layout, ConsumerLayout::kRows);
     EXPECT_LE(std::abs(v.tile.m - d.tile.m) + std::abs(v.tile.n - d.tile.n), 64) << procedural_name(v);
   }
+}
+
+TEST(HopperFamily, MulticastSharesTilesAlongTheClusterAndLeavesWithIt) {
+  // pi0-4's lock: consumer_layout columns (tile 64x64), cluster 1x2 (a cluster row of two blocks).
+  const DesignPoint lock = read_design("../suite/vx-robotics/h200/pi0-4-linear/design.json");
+  ASSERT_EQ(lock.cluster, (Cluster{1, 2}));
+  ASSERT_EQ(lock.multicast, Multicast::kNone);
+  // Only a multicast along a dimension with two or more blocks is offered by a valid step.
+  std::set<std::string> valid;
+  for (const auto& n : neighbours(lock))
+    if (n.move.axis == Axis::kMulticast) valid.insert(n.move.direction);
+  EXPECT_EQ(valid, (std::set<std::string>{"to:a"}));
+  DesignPoint a = apply(lock, Move{Axis::kMulticast, "to:a", "", std::nullopt});
+  EXPECT_EQ(a.multicast, Multicast::kA);
+  EXPECT_EQ(procedural_name(a), procedural_name(lock) + "_mc-a");
+  // design.json: written only when not none, read back as it was.
+  const Json j = design_to_json(a);
+  EXPECT_EQ(j.at("axes").at("multicast"), "a");
+  EXPECT_FALSE(design_to_json(lock).at("axes").contains("multicast"));
+  EXPECT_TRUE(same_axes(design_from_json(j, "t"), a));
+  // A cluster step down to one block along n takes the multicast with it (and says so).
+  const Move down{Axis::kCluster, "n:down", "", std::nullopt};
+  EXPECT_EQ(coupled_axis(a, down), Axis::kMulticast);
+  const DesignPoint one = apply(a, down);
+  EXPECT_EQ(one.cluster, (Cluster{1, 1}));
+  EXPECT_EQ(one.multicast, Multicast::kNone);
+  EXPECT_FALSE(coupled_axis(lock, down).has_value());
+  // ab on a 2x2 cluster; m:down keeps the A share (a cluster row still has two blocks).
+  DesignPoint ab = a;
+  ab.cluster = {2, 2};
+  ab.multicast = Multicast::kAB;
+  EXPECT_EQ(rule_of(ab), "");
+  const DesignPoint m1 = apply(ab, Move{Axis::kCluster, "m:down", "", std::nullopt});
+  EXPECT_EQ(m1.multicast, Multicast::kA);
+  // The slices: whole 8-row groups of the 128-byte swizzle.
+  DesignPoint b = lock;
+  b.cluster = {4, 1};
+  b.multicast = Multicast::kB;
+  b.tile.n = 80;  // columns: 2 consumers x N' 40; 4 slices of 20 rows
+  b.tile.m = 64;
+  EXPECT_EQ(rule_of(b), "hopper-multicast");
+  EXPECT_NE(can_implement(b)->detail.find("tile n 80 in 4 slices"), std::string::npos) << can_implement(b)->detail;
+  b.tile.n = 96;  // 4 slices of 24 rows
+  EXPECT_EQ(rule_of(b), "");
+  // Outside the family it stays none, and the Vortex side has no clusters.
+  DesignPoint gemm = seed_design(ops::make_linear("t", ops::PrecisionPath::bf16, 77, 96, 72, true), EngineClass::kTensorCore, 128);
+  gemm.multicast = Multicast::kA;
+  EXPECT_EQ(rule_of(gemm), "hopper-axes");
+  EXPECT_EQ(vortex_counterpart(a).multicast, Multicast::kNone);
 }
 
 TEST(HopperFamily, VortexCounterpartIsAValidWmmaDesignNearTheHopperTile) {

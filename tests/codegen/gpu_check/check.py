@@ -19,8 +19,12 @@ designs = sorted(os.listdir(os.path.join(root, "designs")), key=int)
 def build(i):
     d = os.path.join(root, "designs", i)
     so = os.path.join(d, "candidate.so")
-    r = subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-shared", "-Xcompiler", "-fPIC", "-I", abi, "-o", so,
-                        os.path.join(d, "candidate.cu")], capture_output=True, text=True)
+    src = os.path.join(d, "candidate.cu")
+    # the Hopper family's candidates say `// vxsynth-target: sm_90a` (wgmma, setmaxnreg need the a-target)
+    with open(src) as f:
+        arch = ["-gencode=arch=compute_90a,code=sm_90a"] if f.readline().strip() == "// vxsynth-target: sm_90a" else ["-arch=sm_90"]
+    r = subprocess.run(["nvcc", *arch, "-O3", "-shared", "-Xcompiler", "-fPIC", "-I", abi, "-o", so, src],
+                       capture_output=True, text=True)
     return i, r.returncode, r.stderr[-2000:]
 
 t0 = time.time()

@@ -7,7 +7,8 @@
 // With a third argument `split_reduce`, only the split_reduce serial and serial_vector4 samples
 // (design_samples.h), each design followed by its separate twin and naming it in <i>/twin:
 // check.py then asks for the serial output to equal the twin's bit for bit (the same sums in the
-// same order) over repeated launches.
+// same order) over repeated launches. With `multicast`, the multicast sample the same way, each
+// design beside its twin without multicast.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -24,12 +25,32 @@ ops::OpSpec family_op(const std::string& family, PrecisionPath p) {
   return ops::make_conv("conv2d", p, 1, 6, 10, {9, 11}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 2, true, ops::ConvLayout::channels_last, ops::Activation::silu);
 }
 int main(int argc, char** argv) {
-  if (argc != 3 && !(argc == 4 && std::string(argv[3]) == "split_reduce")) {
-    std::cerr << "usage: codegen_gpu_sample OUT SUITE_DIR [split_reduce]\n";
+  const std::string mode = argc == 4 ? argv[3] : "";
+  if (argc != 3 && !(argc == 4 && (mode == "split_reduce" || mode == "multicast"))) {
+    std::cerr << "usage: codegen_gpu_sample OUT SUITE_DIR [split_reduce|multicast]\n";
     return 2;
   }
   std::filesystem::path out = std::filesystem::path(argv[1]) / "designs";
-  if (argc == 4) {
+  if (mode == "multicast") {
+    int i = 0;
+    for (const auto& shared : codegen::multicast_sample()) {
+      const DesignPoint plain = [&shared] {
+        DesignPoint d = shared;
+        d.multicast = design::Multicast::kNone;
+        return d;
+      }();
+      for (const DesignPoint* d : {&shared, &plain}) {
+        auto dir = out / std::to_string(i++);
+        std::filesystem::create_directories(dir);
+        std::ofstream(dir / "candidate.cu") << codegen::emit_cuda(*d);
+        design::write_design((dir / "design.json").string(), *d);
+        if (d == &shared) std::ofstream(dir / "twin") << i << "\n";
+      }
+    }
+    std::cout << i << " designs (multicast and twins without it)\n";
+    return 0;
+  }
+  if (mode == "split_reduce") {
     int i = 0;
     auto serial_designs = codegen::split_reduce_sample();
     for (const auto& d : codegen::split_reduce_vector4_sample()) serial_designs.push_back(d);
