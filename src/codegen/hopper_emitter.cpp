@@ -926,10 +926,14 @@ __device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap*
                : "memory");
 }
 // A stage is released to every block whose copies filled it: one arrival on that block's barrier.
+// The arrival keeps mbarrier.arrive's default (release at CTA scope): the stage was read by wgmma,
+// complete at wgmma.wait_group, so no memory access of this thread needs ordering for the other
+// block. `.release.cluster` compiles to MEMBAR.ALL.GPU before each arrival and made the H200
+// kernels 2.2-2.5x slower (pi0-4: 18.8 against 8.2 us; docs/measurements, session 23).
 __device__ __forceinline__ void release_to(unsigned long long* b, unsigned peers) {
   for (int r = 0; r < kClusterM * kClusterN; ++r) {
     if (peers & (1u << r)) {
-      asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\nmbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n"
+      asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\nmbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n"
                    ::"r"(smem_addr(b)), "r"(r) : "memory");
     }
   }
