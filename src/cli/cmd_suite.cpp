@@ -6,6 +6,7 @@
 //   suite collect SUITE --run RUN               after the tasks: lock the finished chains, write the table
 //   suite lock   SUITE --run RUN [--bench B ...] each chain's best pair with both checks passed, into SUITE
 //                [--bench B --chain C]          B from chain C of the run (a chain named by hand)
+//                [--checks-from DIR ...]        candidate checks of reused evaluations from earlier runs
 //   suite status SUITE [--json] [--run RUN]     the suite table, or a run's chains (state, revisions, best D)
 //   suite effort SUITE --runs DIR [--json]     what each benchmark cost over every committed run (effort.json)
 //   suite run    SUITE [--jobs N] [--bench B ...] [--signature] every locked Vortex benchmark on the embedded
@@ -38,7 +39,7 @@ struct SuiteOptions {
   bool json = false, resume = false, recheck = false, signature = false;
   double clock_mhz = 200.0;
   int workers = 0, jobs = 0;
-  std::vector<std::string> benches, starts, replay, known;
+  std::vector<std::string> benches, starts, replay, known, checks_from;
   // Passed through to every worker's `vxsynth refine`.
   std::string budget, retention, sim_check;
   int width = 0, pair_after = 0;
@@ -122,7 +123,7 @@ int run_refine_suite(const SuiteOptions& o) {
 int run_lock(const SuiteOptions& o) {
   if (o.run.empty()) throw InputError("--run", "", "required (a `suite refine` RUN folder or a `refine` OUT folder)");
   const auto plan = refine::plan_suite(o.suite, o.merge_below);
-  const auto results = refine::lock_suite(plan, o.run, o.benches, std::cout, o.recheck, o.chain);
+  const auto results = refine::lock_suite(plan, o.run, o.benches, std::cout, o.recheck, o.chain, o.checks_from);
   // The plan travels with the locked files: status and run read the merges from it.
   write_json_file((fs::path(o.suite) / "suite.json").string(), plan.to_json());
   int locked = 0;
@@ -322,6 +323,10 @@ const CommandRegistrar reg(
                        "instead of the chain named after it; its D is checked against the benchmark's reference");
       lock->add_flag("--recheck", o->recheck,
                      "run the candidate checks again though recorded (after a generator change; needs the CUDA outputs)");
+      lock->add_option("--checks-from", o->checks_from,
+                       "folders (earlier runs, e.g. suite/vx-robotics/h200-runs) searched for the passed candidate check of a "
+                       "revision whose CUDA output this run did not keep (an evaluation reused with --known): the check counts "
+                       "when its record has the same CUDA digest and it ran today's Vortex sources (repeatable)");
 
       CLI::App* status = sub.add_subcommand("status", "the suite table: shares, checks, seed and final D per benchmark");
       common(status);

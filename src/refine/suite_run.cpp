@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -318,10 +320,60 @@ DeferredSummary complete_deferred_checks(const std::string& out, std::ostream& p
   return s;
 }
 
+namespace {
+
+// A passed candidate check made in another run (lock_suite's `checks_from`).
+struct BorrowedCheck {
+  Json check;    // the candidate check
+  Json sources;  // the Vortex sources it ran (file -> sha256)
+  std::string from;  // deferred-checks.jsonl, revision
+};
+
+// The passed candidate check of `rec`'s key in the deferred-checks.jsonl files under `dirs`
+// whose sibling record of the same revision has `rec`'s CUDA digest and which recorded its
+// Vortex sources; the last line of a revision in a file counts (a recheck may have failed it).
+std::optional<BorrowedCheck> borrowed_check(const std::vector<std::string>& dirs, const Json& rec) {
+  const std::string key = rec.value("key", "");
+  const std::string sha = rec.contains("sources") ? rec["sources"].value("cuda_sha256", "") : "";
+  if (key.empty() || sha.empty()) return std::nullopt;
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
+         it.increment(ec)) {
+      if (it->path().filename() != "deferred-checks.jsonl" || !it->is_regular_file()) continue;
+      std::map<int, Json> last;
+      for (const auto& l : read_records(it->path().string())) {
+        if (l.value("key", "") == key) last[l.value("revision", -1)] = l;
+      }
+      if (last.empty()) continue;
+      const fs::path records = it->path().parent_path() / "revisions.jsonl";
+      if (!fs::is_regular_file(records)) continue;
+      const auto recs = read_records(records.string());
+      for (const auto& [revision, l] : last) {
+        if (l["candidate_check"].value("status", "") != "passed") continue;
+        if (!l.contains("vortex_sources") || !l["vortex_sources"].is_object() || l["vortex_sources"].empty()) continue;
+        for (const auto& r : recs) {
+          if (r.value("revision", -2) != revision || r.value("key", "") != key || !r.contains("sources")) continue;
+          if (r["sources"].value("cuda_sha256", "") != sha) continue;
+          return BorrowedCheck{l["candidate_check"], l["vortex_sources"], it->path().string() + " r" + std::to_string(revision)};
+        }
+      }
+    }
+    if (ec) throw InputError(dir, "", "cannot be read for --checks-from: " + ec.message());
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run_dir, const std::vector<std::string>& benches,
-                                   std::ostream& progress, bool recheck, const std::string& chain) {
+                                   std::ostream& progress, bool recheck, const std::string& chain,
+                                   const std::vector<std::string>& checks_from) {
   const fs::path run = run_dir;
   if (!fs::is_directory(run)) throw InputError(run_dir, "", "no such run folder");
+  for (const auto& dir : checks_from) {
+    if (!fs::is_directory(dir)) throw InputError("--checks-from", dir, "no such folder");
+  }
   if (!chain.empty() && benches.size() != 1) {
     throw InputError("--chain", chain, "locks one benchmark from that chain: give exactly one --bench");
   }
@@ -362,21 +414,37 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
     for (const auto& l : read_records((chain_dir / "deferred-checks.jsonl").string())) deferred[l.value("revision", -1)] = l;
     const Json* best = nullptr;
     Json candidate_check, checked_sources;
+    std::string check_from;  // another run's deferred-checks.jsonl the check came from (--checks-from)
     std::vector<std::string> passed_over;
     for (const Json* l : kept) {
       const int rev = (*l)["revision"].get<int>();
       Json cc = (*l)["checks"]["candidate"];
+      Json sources;
       if (cc.value("status", "") == "deferred" && deferred.count(rev)) {
-        checked_sources = deferred[rev].value("vortex_sources", Json());
+        sources = deferred[rev].value("vortex_sources", Json());
         cc = deferred[rev]["candidate_check"];
+      }
+      std::string from;
+      if (cc.value("status", "") == "deferred" && !checks_from.empty()) {
+        if (const auto b = borrowed_check(checks_from, *l)) {
+          cc = b->check;
+          sources = b->sources;
+          from = b->from;
+        }
       }
       if (cc.value("status", "") == "passed") {
         best = l;
         candidate_check = cc;
+        checked_sources = sources;
+        check_from = from;
         break;
       }
-      passed_over.push_back("r" + std::to_string(rev) + " (candidate check " + cc.value("status", "?") +
-                            (cc.value("status", "") == "deferred" ? ": its CUDA output was not kept" : "") + ")");
+      std::string why = "r" + std::to_string(rev) + " (candidate check " + cc.value("status", "?");
+      if (cc.value("status", "") == "deferred") {
+        why += checks_from.empty() ? ": its CUDA output was not kept; --checks-from RUN takes a passed check of the same CUDA source from an earlier run"
+                                   : ": its CUDA output was not kept, and --checks-from holds no passed check of the same CUDA source";
+      }
+      passed_over.push_back(why + ")");
     }
     if (best == nullptr) {
       lr.why = "no revision with both checks passed";
@@ -518,6 +586,8 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
              {"cuda_source_verified", !want_sha.empty()},
              // The Vortex sources the candidate check ran, when it recorded them (equal to the committed ones).
              {"vortex_sources_checked", checked_sources.is_object() ? checked_sources : Json()}};
+    // A check made in another run (--checks-from) says where it is.
+    if (!check_from.empty()) val["candidate_check_from"] = check_from;
     write_json_file((dest / "validation.json").string(), val);
     // The files a lock writes replace an earlier lock's (never the reference).
     for (const char* old : {"design.json", "cuda", "vortex", "revisions.jsonl", "deferred-checks.jsonl", "signature.json",

@@ -87,8 +87,14 @@ struct LockResult {
 // `chain`: lock the one benchmark of `benches` from this chain of the run instead of the chain
 // named after it (a chain started by hand, `vxsynth refine --name`); its records must have been
 // scored against the benchmark's reference (the locked revision's D is recomputed from it).
+// `checks_from`: folders searched (recursively) for the candidate check of a revision whose check
+// is deferred and whose CUDA output this run did not keep (an evaluation reused from an earlier
+// run, `refine --known`): a passed check of the same key in a `deferred-checks.jsonl` counts when
+// the record beside it (`revisions.jsonl`, same revision) has the same CUDA digest and the check
+// recorded the Vortex sources it ran (the lock requires them to be today's, as for its own).
 std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run, const std::vector<std::string>& benches,
-                                   std::ostream& progress, bool recheck = false, const std::string& chain = "");
+                                   std::ostream& progress, bool recheck = false, const std::string& chain = "",
+                                   const std::vector<std::string>& checks_from = {});
 
 // The suite table from the suite folder (references, suite.json and the locked files).
 Json suite_status(const SuitePlan& plan);

@@ -370,6 +370,99 @@ TEST(SuiteCli, NamedChainsOfOneReferenceAndALockFromOneOfThem) {
   EXPECT_EQ(val["candidate_check"]["status"], "passed");
 }
 
+// A revision reused from an earlier run's evaluations (`refine --known`) has a deferred candidate
+// check and no CUDA output in this run: `suite lock --checks-from` takes the earlier run's passed
+// check of the same key, only when the record beside it has the same CUDA digest and the check
+// recorded the Vortex sources it ran (today's, as the lock requires of its own checks).
+TEST(SuiteCli, LockTakesAPassedCheckOfTheSameCudaSourceFromAnEarlierRun) {
+  const fs::path suite = suite_copy("suite-checks-from");
+  const fs::path run = scratch("run-checks-from");
+  const std::string ref = (suite / "act-4-linear" / "reference.json").string();
+  const CliRun r = vxsynth({"refine", "--reference", ref, "--start", "data/refine/act-4-linear/parent-design.json", "--name",
+                            "act4-k", "--replay", "data/refine/store", "--retention", "single", "--sim-check", "run", "--budget",
+                            "revisions=2", "--width", "2", "--out", run.string()});
+  ASSERT_EQ(r.code, 0) << r.output;
+  // Make r0 what a reused evaluation leaves: its check deferred, its CUDA digest recorded.
+  auto lines = records(run / "act4-k" / "revisions.jsonl");
+  ASSERT_FALSE(lines.empty());
+  Json& r0 = lines.front();
+  ASSERT_EQ(r0["decision"], "start");
+  const design::DesignPoint d = design::read_design((run / "act4-k" / "designs" / "r0.json").string());
+  codegen::BenchmarkOptions bo;
+  bo.write_data = false;
+  const auto files = codegen::write_benchmark(d, scratch("gen-checks-from").string(), bo);
+  const std::string cuda_sha = sha256_file(files.cuda_source);
+  Json vortex_sources = Json::object();
+  for (const auto& f : fs::directory_iterator(files.vortex_dir)) {
+    if (f.is_regular_file()) vortex_sources[f.path().filename().string()] = sha256_file(f.path().string());
+  }
+  r0["checks"]["candidate"] = Json{{"status", "deferred"}};
+  r0["sources"]["cuda_sha256"] = cuda_sha;
+  auto write_records = [](const fs::path& file, const std::vector<Json>& recs) {
+    fs::create_directories(file.parent_path());
+    std::ofstream out(file);
+    for (const auto& l : recs) out << dump_json(l, -1) << "\n";
+  };
+  write_records(run / "act4-k" / "revisions.jsonl", lines);
+  const std::vector<std::string> lock_args = {"suite", "lock", suite.string(), "--run", run.string(), "--bench", "act-4-linear",
+                                              "--chain", "act4-k"};
+  auto lock_with = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> a = lock_args;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return vxsynth(a);
+  };
+  const CliRun plain = lock_with({});
+  EXPECT_NE(plain.output.find("act-4-linear: not locked"), std::string::npos) << plain.output;
+  EXPECT_NE(plain.output.find("its CUDA output was not kept; --checks-from RUN"), std::string::npos) << plain.output;
+
+  // An earlier run: the same key, revision 5 of another chain, with its record and check lines.
+  const fs::path earlier = scratch("earlier-checks-from");
+  Json old = r0;
+  old["revision"] = 5;
+  old["chain"] = "act4-old";
+  auto check_line = [&](const std::string& status, const Json& sources) {
+    return Json{{"schema", "vxsynth.deferred-check/1"}, {"chain", "act4-old"}, {"revision", 5}, {"key", r0["key"]},
+                {"decision", "retained"}, {"candidate_check", {{"status", status}, {"worst_ratio", 0.25}}}, {"vortex_sources", sources}};
+  };
+  const fs::path chain_dir = earlier / "worker-0" / "act4-old";
+  // A failed check, a check of another CUDA source and one without its Vortex sources count for nothing.
+  write_records(chain_dir / "revisions.jsonl", {old});
+  write_records(chain_dir / "deferred-checks.jsonl", {check_line("failed", vortex_sources)});
+  CliRun none = lock_with({"--checks-from", earlier.string()});
+  EXPECT_NE(none.output.find("--checks-from holds no passed check of the same CUDA source"), std::string::npos) << none.output;
+  Json other = old;
+  other["sources"]["cuda_sha256"] = std::string(64, '0');
+  write_records(chain_dir / "revisions.jsonl", {other});
+  write_records(chain_dir / "deferred-checks.jsonl", {check_line("passed", vortex_sources)});
+  none = lock_with({"--checks-from", earlier.string()});
+  EXPECT_NE(none.output.find("act-4-linear: not locked"), std::string::npos) << none.output;
+  write_records(chain_dir / "revisions.jsonl", {old});
+  write_records(chain_dir / "deferred-checks.jsonl", {check_line("passed", Json::object())});
+  none = lock_with({"--checks-from", earlier.string()});
+  EXPECT_NE(none.output.find("act-4-linear: not locked"), std::string::npos) << none.output;
+  EXPECT_FALSE(fs::exists(suite / "act-4-linear" / "validation.json"));
+  // A check whose Vortex sources are not today's is refused as the lock's own would be.
+  Json stale = vortex_sources;
+  stale["kernel.cpp"] = std::string(64, 'f');
+  write_records(chain_dir / "deferred-checks.jsonl", {check_line("passed", stale)});
+  none = lock_with({"--checks-from", earlier.string()});
+  EXPECT_NE(none.output.find("differ from those r0's candidate check ran"), std::string::npos) << none.output;
+  // The last line of a revision counts: failed, then passed on a recheck.
+  write_records(chain_dir / "deferred-checks.jsonl", {check_line("failed", vortex_sources), check_line("passed", vortex_sources)});
+  const CliRun lock = lock_with({"--checks-from", earlier.string()});
+  ASSERT_EQ(lock.code, 0) << lock.output;
+  ASSERT_NE(lock.output.find("act-4-linear: locked r0"), std::string::npos) << lock.output;
+  const Json val = read_json_file((suite / "act-4-linear" / "validation.json").string());
+  EXPECT_EQ(val["candidate_check"]["status"], "passed");
+  EXPECT_EQ(val["vortex_sources_checked"], vortex_sources);
+  EXPECT_EQ(val["candidate_check_from"], (chain_dir / "deferred-checks.jsonl").string() + " r5");
+  EXPECT_EQ(val["cuda_sha256"], cuda_sha);
+  // A folder that is not there is an input error.
+  const CliRun missing = lock_with({"--checks-from", (earlier / "nope").string()});
+  EXPECT_EQ(missing.code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("--checks-from"), std::string::npos) << missing.output;
+}
+
 // The committed suite is what it says: each locked CUDA file is the one profiled (its digest is
 // the record's), both checks passed, and the committed Vortex sources are what today's
 // generator writes for the committed design (a generator change that alters a locked
