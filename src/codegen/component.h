@@ -206,6 +206,12 @@ class TransformAccess {
   virtual std::string store_param_functions(const Dialect& x) const = 0;
   // Where param_reads at_store reads them from (header comment).
   virtual std::string store_param_note() const = 0;
+  // entry_reads: the declarations the reads need (before the kernel), and the statements at the
+  // block's entry that make `count` of them and fold each into `int z` (zero at run time); the
+  // kernel then offsets the output pointer by z.
+  virtual std::string entry_read_functions() const = 0;
+  virtual std::string entry_reads(int count) const = 0;
+  virtual std::string entry_read_note() const = 0;  // where they read (header comment)
   // How read_guard column_branch's branch is made on this backend (header comment).
   virtual std::string column_branch_note() const = 0;
   // a < b for two non-negative ints, as this backend's predicate.

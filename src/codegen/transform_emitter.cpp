@@ -38,7 +38,7 @@ std::string describe_scale(design::Scale scale) {
 class TransformWriter {
  public:
   TransformWriter(const DesignPoint& d, Backend backend)
-      : d_(d), dialect_(backend == Backend::kCuda ? make_cuda_dialect() : make_vortex_dialect()), x_(*dialect_),
+      : d_(d), backend_(backend), dialect_(backend == Backend::kCuda ? make_cuda_dialect() : make_vortex_dialect()), x_(*dialect_),
         a_(Registry<TransformAccess>::instance().get(TransformAccess::value_of(d), backend)), g_(design::transform_geometry(d)), v_(design::transpose_view(d.op)),
         dtype_(ops::storage_dtype(d.fixed.precision)), elem_(static_cast<int>(ops::dtype_size(dtype_))) {}
 
@@ -87,6 +87,15 @@ class TransformWriter {
       line(axis(design::Axis::kParamReads), "at_store: each store of the write phase reads the output pointer and alpha "
                                             "again, from " + a_.store_param_note());
     }
+    if (d_.index_type != design::IndexType::kInt64) {
+      line(axis(design::Axis::kIndexType), backend_ == Backend::kCuda
+                                               ? "int32: the index arithmetic in 32 bits (the host declines a tensor of 2^31 elements or more)"
+                                               : "int32: the index arithmetic in 32 bits, as always on RV32");
+    }
+    if (d_.entry_reads != 0) {
+      line(axis(design::Axis::kEntryReads), std::to_string(d_.entry_reads) + ": reads of zeros from " + a_.entry_read_note() +
+                                                " at each thread's entry, folded into the output pointer");
+    }
     line("fixed", axis(design::Axis::kPrefetch, " none, ") + axis(design::Axis::kTensorCore, " none, ") +
                       axis(design::Axis::kActivation, " fused, ") + axis(design::Axis::kSplitK, " 1, ") +
                       axis(design::Axis::kWarps, " ") + std::to_string(d_.warps.m) + "x1");
@@ -108,7 +117,9 @@ class TransformWriter {
     }
     s << "typedef " << (elem_ == 4 ? "uint32_t" : "uint16_t") << " bits_t;  // one " << ops::to_string(dtype_)
       << " element, moved as its bits\n";
-    s << "typedef " << x_.index_type() << " idx_t;\n" << a_.vector_type(elem_ * d_.register_tile.n);
+    // index_type int32 on the CUDA side; Vortex (RV32) indexes in 32 bits either way.
+    const bool int32 = backend_ == Backend::kCuda && d_.index_type == design::IndexType::kInt32;
+    s << "typedef " << (int32 ? std::string("int") : x_.index_type()) << " idx_t;\n" << a_.vector_type(elem_ * d_.register_tile.n);
     if (d_.k_range == design::KRange::kFixed) {
       s << "constexpr idx_t kBatch = " << v_.batch << ", kRows = " << v_.rows << ", kCols = " << v_.cols
         << ";  // compiled in\n";
@@ -122,6 +133,7 @@ class TransformWriter {
       s += "// alpha * x in fp32 (alpha = 1 from the host, so the multiply stays in the code).\n" + a_.scale_function(d_, x_);
     }
     if (at_store()) s += a_.store_param_functions(x_);
+    if (d_.entry_reads != 0) s += a_.entry_read_functions();
     return s;
   }
 
@@ -229,6 +241,7 @@ class TransformWriter {
     s << "const idx_t plane = rows * cols;\n";
     s << "x += (idx_t)blockIdx.z * plane;\ny += (idx_t)blockIdx.z * plane;\n";
     s << "const idx_t row0 = (idx_t)blockIdx.y * kTM, col0 = (idx_t)blockIdx.x * kTN;\n";
+    if (d_.entry_reads != 0) s << a_.entry_reads(d_.entry_reads) << "y += z;  // z is 0: the reads stay, the output does not move\n";
     const std::string args = std::string("p, x, y, rows, cols, row0, col0") + (g_.staged ? ", tile" : "");
     if (d_.boundary == design::Boundary::kUniformBranch) {
       s << "// Block-uniform: every thread of the block takes the same path.\n"
@@ -245,6 +258,7 @@ class TransformWriter {
 
  private:
   const DesignPoint& d_;
+  Backend backend_;
   std::unique_ptr<Dialect> dialect_;
   const Dialect& x_;
   const TransformAccess& a_;
@@ -269,9 +283,12 @@ std::string cuda_host(const DesignPoint& d, const design::TransformGeometry& g) 
     << ") return false;\n";
   s << "if (pr->n_img < 1 || pr->c_in < 1 || pr->h < 1 || pr->w < 1) return false;\n";
   s << "const long long positions = pr->h * pr->w;\n";
+  if (d.index_type == design::IndexType::kInt32) {
+    s << "if (pr->n_img * pr->c_in * positions > 2147483647LL) return false;  // index_type int32: 32-bit offsets\n";
+  }
   s << "p->batch = pr->n_img;\np->rows = " << (from_first ? "pr->c_in" : "positions") << ";\np->cols = "
     << (from_first ? "positions" : "pr->c_in") << ";\np->alpha = 1.0f;\n";
-  if (d.param_reads == design::ParamReads::kAtStore) s << "p->slot = 0;\n";
+  if (d.param_reads == design::ParamReads::kAtStore || d.entry_reads != 0) s << "p->slot = 0;\n";
   if (d.k_range == design::KRange::kFixed) {
     s << "if (p->batch != kBatch || p->rows != kRows || p->cols != kCols) return false;  // compiled for one shape\n";
   }
@@ -301,7 +318,9 @@ std::string emit_transform_cuda(const DesignPoint& d) {
   const bool at_store = d.param_reads == design::ParamReads::kAtStore;
   s << "// Sizes of the transposes: x[batch][rows][cols] -> y[batch][cols][rows].\n"
        "struct Params {\nidx_t batch, rows, cols;\nfloat alpha;\n"
-    << (at_store ? "int slot;  // 0: the constant-bank slot factor of param_reads at_store\n" : "") << "};\n\n";
+    << (at_store ? "int slot;  // 0: the constant-bank slot factor of param_reads at_store\n"
+        : d.entry_reads != 0 ? "int slot;  // 0: the constant-bank index factor of entry_reads\n"
+                             : "") << "};\n\n";
   s << w.helpers() << "\n";
   s << w.move_tile(true);
   if (w.needs_full()) s << w.move_tile(false);
@@ -322,6 +341,10 @@ std::string emit_transform_cuda(const DesignPoint& d) {
   if (at_store) {
     s << "const StoreParams sp{static_cast<bits_t*>(buffers->out), p.alpha};\nconst StoreParams slots[4] = {sp, sp, sp, sp};\n"
          "if (cudaMemcpyToSymbolAsync(c_store, slots, sizeof(slots), 0, cudaMemcpyHostToDevice, stream) != cudaSuccess) return 4;\n";
+  }
+  if (d.entry_reads != 0) {
+    s << "static const int zeros[32] = {0};\n"
+         "if (cudaMemcpyToSymbolAsync(c_entry, zeros, sizeof(zeros), 0, cudaMemcpyHostToDevice, stream) != cudaSuccess) return 4;\n";
   }
   s << "transform<<<grid, kThreads, 0, stream>>>(p, static_cast<const bits_t*>(buffers->a), "
        "static_cast<bits_t*>(buffers->out));\n";

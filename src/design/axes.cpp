@@ -142,6 +142,12 @@ struct Names<Multicast> {
       {{Multicast::kNone, "none"}, {Multicast::kA, "a"}, {Multicast::kB, "b"}, {Multicast::kAB, "ab"}}};
 };
 
+template <>
+struct Names<IndexType> {
+  static constexpr std::array<std::pair<IndexType, const char*>, 2> table{
+      {{IndexType::kInt64, "int64"}, {IndexType::kInt32, "int32"}}};
+};
+
 // Values added at run time (add_value), after the built-in table.
 template <typename E>
 std::vector<std::pair<E, std::string>>& added() {
@@ -211,6 +217,7 @@ std::string to_string(ReadGuard v) { return name_of(v); }
 std::string to_string(ParamReads v) { return name_of(v); }
 std::string to_string(SplitReduce v) { return name_of(v); }
 std::string to_string(Multicast v) { return name_of(v); }
+std::string to_string(IndexType v) { return name_of(v); }
 
 bool parse(const std::string& s, Staging& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ReadOnce& out) { return parse_name(s, out); }
@@ -234,6 +241,7 @@ bool parse(const std::string& s, ReadGuard& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ParamReads& out) { return parse_name(s, out); }
 bool parse(const std::string& s, SplitReduce& out) { return parse_name(s, out); }
 bool parse(const std::string& s, Multicast& out) { return parse_name(s, out); }
+bool parse(const std::string& s, IndexType& out) { return parse_name(s, out); }
 
 template <typename E>
 const std::vector<E>& all_values() {
@@ -286,6 +294,7 @@ VXSYNTH_DESIGN_INSTANTIATE(ReadGuard)
 VXSYNTH_DESIGN_INSTANTIATE(ParamReads)
 VXSYNTH_DESIGN_INSTANTIATE(SplitReduce)
 VXSYNTH_DESIGN_INSTANTIATE(Multicast)
+VXSYNTH_DESIGN_INSTANTIATE(IndexType)
 #undef VXSYNTH_DESIGN_INSTANTIATE
 
 FragmentShape fragment_shape(Fragment f) {
@@ -316,7 +325,7 @@ constexpr std::array<const char*, kAxisCount> kAxisNames = {
     "tensor_core",    "activation", "split_k",      "warps",   "boundary",      "k_range",
     "pipeline_stages", "raster",    "epilogue_store", "cluster", "scale", "bias_load",
     "register_split", "wgmma_in_flight", "schedule", "tf32_round", "fragment_load", "shared_pad",
-    "consumer_layout", "read_guard", "param_reads", "split_reduce", "multicast"};
+    "consumer_layout", "read_guard", "param_reads", "split_reduce", "multicast", "index_type", "entry_reads"};
 }  // namespace
 
 std::string to_string(Axis a) { return kAxisNames[index_of(a)]; }
@@ -324,7 +333,9 @@ bool is_hopper_axis(Axis a) {
   return (a >= Axis::kPipelineStages && a <= Axis::kCluster) || (a >= Axis::kBiasLoad && a <= Axis::kTf32Round) ||
          a == Axis::kConsumerLayout || a == Axis::kMulticast;
 }
-bool is_transform_axis(Axis a) { return a == Axis::kScale || a == Axis::kReadGuard || a == Axis::kParamReads; }
+bool is_transform_axis(Axis a) {
+  return a == Axis::kScale || a == Axis::kReadGuard || a == Axis::kParamReads || a == Axis::kIndexType || a == Axis::kEntryReads;
+}
 bool is_simt_axis(Axis a) { return a == Axis::kFragmentLoad || a == Axis::kSharedPad; }
 bool is_split_axis(Axis a) { return a == Axis::kSplitReduce; }
 

@@ -202,6 +202,20 @@ enum class SplitReduce { kSeparate, kSerial, kSerialVector4 };
 enum class Multicast { kNone, kA, kB, kAB };
 inline bool multicast_a(Multicast v) { return v == Multicast::kA || v == Multicast::kAB; }
 inline bool multicast_b(Multicast v) { return v == Multicast::kB || v == Multicast::kAB; }
+// Layout-transform family: axes 30 and 31.
+// 30. Index type (layout transforms, CUDA side): kInt64 = the index arithmetic in 64 bits (any
+//     tensor size); kInt32 = in 32 bits, for a tensor of fewer than 2^31 elements, as cuDNN's
+//     transpose computes its addresses (its SASS: 32-bit IMADs, no .WIDE pairs); a launch on a
+//     larger tensor is declined. Vortex computes in 32 bits either way (RV32).
+enum class IndexType { kInt64, kInt32 };
+// 31. Entry reads (layout transforms, an integer 0..16 in steps of 4): each thread reads that
+//     many words of a constant-bank table through a per-thread index at entry (per-thread LDCs,
+//     the ADU pipe), folded into the output pointer as a zero. It reproduces the per-thread
+//     constant traffic of a generic layout kernel, not its computation: cuDNN's nchwToNhwc
+//     issues about ten per-thread LDCs a warp and is ADU-bound (98 %) on diffusion_policy-1's
+//     weight, where our locks are issue-bound at 76 %. Vortex: volatile loads of the kernel's
+//     argument block, folded the same way.
+inline constexpr int kMaxEntryReads = 16, kEntryReadsStep = 4;
 // Whether the GEMM kernel adds the K slices in turn (kSerial, kSerialVector4).
 bool serial_reduce(SplitReduce v);
 // The Hopper family also takes split_k (axis 9): K slices over the grid, fp32 partial sums in
@@ -230,6 +244,7 @@ std::string to_string(ReadGuard v);
 std::string to_string(ParamReads v);
 std::string to_string(SplitReduce v);
 std::string to_string(Multicast v);
+std::string to_string(IndexType v);
 
 // Parsers: false when the name is unknown.
 bool parse(const std::string& s, Staging& out);
@@ -254,6 +269,7 @@ bool parse(const std::string& s, ReadGuard& out);
 bool parse(const std::string& s, ParamReads& out);
 bool parse(const std::string& s, SplitReduce& out);
 bool parse(const std::string& s, Multicast& out);
+bool parse(const std::string& s, IndexType& out);
 
 // All values of an enum axis, in domain order (neighbours step along this order).
 template <typename E>
@@ -282,8 +298,8 @@ bool staged_b(Staging s);
 // layout-transform family's one, the Hopper family's later five (each written in design.json
 // only for that family's designs) and the SIMT designs' fragment_load and shared_pad (written
 // only when not at their defaults), the Hopper family's consumer_layout and the transform
-// family's read_guard and param_reads, split_reduce and the Hopper family's multicast (written
-// only when not at their defaults); to_string
+// family's read_guard and param_reads, split_reduce, the Hopper family's multicast and the
+// transform family's index_type and entry_reads (written only when not at their defaults); to_string
 // gives the design.json key.
 enum class Axis {
   kSharedStaging,
@@ -315,12 +331,14 @@ enum class Axis {
   kParamReads,     // layout-transform family
   kSplitReduce,    // GEMM designs with split_k > 1
   kMulticast,      // Hopper family
+  kIndexType,      // layout-transform family
+  kEntryReads,     // layout-transform family
 };
-inline constexpr std::size_t kAxisCount = 29;
+inline constexpr std::size_t kAxisCount = 31;
 // The first kCommonAxisCount axes belong to every design; the rest to one family each.
 inline constexpr std::size_t kCommonAxisCount = 12;
 bool is_hopper_axis(Axis a);     // pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight, schedule, tf32_round, consumer_layout, multicast
-bool is_transform_axis(Axis a);  // scale, read_guard, param_reads
+bool is_transform_axis(Axis a);  // scale, read_guard, param_reads, index_type, entry_reads
 bool is_simt_axis(Axis a);       // fragment_load, shared_pad
 bool is_split_axis(Axis a);      // split_reduce
 // A family's own axis: optional in design.json (its default when absent).

@@ -36,7 +36,7 @@ bool same_axes(const DesignPoint& a, const DesignPoint& b) {
          a.wgmma_in_flight == b.wgmma_in_flight && a.schedule == b.schedule && a.tf32_round == b.tf32_round &&
          a.fragment_load == b.fragment_load && a.shared_pad == b.shared_pad && a.consumer_layout == b.consumer_layout &&
          a.read_guard == b.read_guard && a.param_reads == b.param_reads && a.split_reduce == b.split_reduce &&
-         a.multicast == b.multicast;
+         a.multicast == b.multicast && a.index_type == b.index_type && a.entry_reads == b.entry_reads;
 }
 
 namespace {
@@ -244,6 +244,8 @@ Json design_to_json(const DesignPoint& d) {
   if (d.param_reads != ParamReads::kHoisted) put(Axis::kParamReads, to_string(d.param_reads));
   if (d.split_reduce != SplitReduce::kSeparate) put(Axis::kSplitReduce, to_string(d.split_reduce));
   if (d.multicast != Multicast::kNone) put(Axis::kMulticast, to_string(d.multicast));
+  if (d.index_type != IndexType::kInt64) put(Axis::kIndexType, to_string(d.index_type));
+  if (d.entry_reads != 0) put(Axis::kEntryReads, d.entry_reads);
   j["axes"] = a;
   return j;
 }
@@ -353,6 +355,8 @@ DesignPoint design_from_json(const Json& j, const std::string& file) {
   if (present(Axis::kParamReads)) enum_axis(Axis::kParamReads, d.param_reads);
   if (present(Axis::kSplitReduce)) enum_axis(Axis::kSplitReduce, d.split_reduce);
   if (present(Axis::kMulticast)) enum_axis(Axis::kMulticast, d.multicast);
+  if (present(Axis::kIndexType)) enum_axis(Axis::kIndexType, d.index_type);
+  if (present(Axis::kEntryReads)) int_axis(Axis::kEntryReads, d.entry_reads);
   return d;
 }
 

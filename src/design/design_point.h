@@ -98,6 +98,9 @@ struct DesignPoint {
   SplitReduce split_reduce = SplitReduce::kSeparate;
   // Hopper family only; written to design.json and the name only when not none.
   Multicast multicast = Multicast::kNone;
+  // Layout-transform family only; written to design.json and the name only when not at these.
+  IndexType index_type = IndexType::kInt64;
+  int entry_reads = 0;
 
   // SIMT designs only (fragment none, outside the Hopper and transform families); written to
   // design.json only when not strided.

@@ -275,6 +275,14 @@ void apply_step(DesignPoint& d, const Move& m) {
     case Axis::kParamReads: d.param_reads = parse_enum_value<ParamReads>(to_value(m), to_string(m.axis)); return;
     case Axis::kSplitReduce: d.split_reduce = parse_enum_value<SplitReduce>(to_value(m), to_string(m.axis)); return;
     case Axis::kMulticast: d.multicast = parse_enum_value<Multicast>(to_value(m), to_string(m.axis)); return;
+    case Axis::kIndexType: d.index_type = parse_enum_value<IndexType>(to_value(m), to_string(m.axis)); return;
+    case Axis::kEntryReads: {
+      if (m.direction != "up" && m.direction != "down") {
+        throw MoveRejected{"expected a direction up or down for " + to_string(m.axis) + ", got \"" + m.direction + "\""};
+      }
+      d.entry_reads += m.direction == "up" ? kEntryReadsStep : -kEntryReadsStep;
+      return;
+    }
   }
 }
 
@@ -327,6 +335,7 @@ void apply_set(DesignPoint& d, const Move& m) {
     case Axis::kSplitK:
     case Axis::kPipelineStages:
     case Axis::kWgmmaInFlight:
+    case Axis::kEntryReads:
       try {
         std::size_t used = 0;
         axes[key] = std::stoi(m.value, &used);
@@ -528,6 +537,10 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
     if (d.staging != Staging::kNone) enum_steps(Axis::kReadGuard, d.read_guard);
     // param_reads after it, for the same reason.
     if (d.staging != Staging::kNone) enum_steps(Axis::kParamReads, d.param_reads);
+    // index_type and entry_reads after them, for the same reason.
+    enum_steps(Axis::kIndexType, d.index_type);
+    add(Axis::kEntryReads, "up");
+    add(Axis::kEntryReads, "down");
   }
   // The SIMT designs' later axes, last so the earlier neighbours keep their order.
   if (!tensor && !is_transform(d)) {

@@ -67,6 +67,8 @@ std::string transform_procedural_name(const DesignPoint& d) {
   // Later axes only when moved from their defaults: the names of earlier designs stay.
   if (d.read_guard != ReadGuard::kPredicated) s << "_rg-" << to_string(d.read_guard);
   if (d.param_reads != ParamReads::kHoisted) s << "_pr-" << to_string(d.param_reads);
+  if (d.index_type != IndexType::kInt64) s << "_idx-" << to_string(d.index_type);
+  if (d.entry_reads != 0) s << "_er" << d.entry_reads;
   return s.str();
 }
 
@@ -94,6 +96,17 @@ void check_transform(const DesignPoint& d, std::vector<Violation>& out) {
   }
   if (d.param_reads == ParamReads::kAtStore && d.staging != Staging::kA) {
     fail("transform-param-reads", "param_reads at_store re-reads the parameters in a staged tile's write phase: shared_staging a");
+  }
+  if (d.entry_reads < 0 || d.entry_reads > kMaxEntryReads || d.entry_reads % kEntryReadsStep != 0) {
+    fail("transform-entry-reads", cat("entry_reads ", d.entry_reads, ": 0..", kMaxEntryReads, " in steps of ", kEntryReadsStep));
+  }
+  if (d.index_type == IndexType::kInt32) {
+    // Every element offset the kernel forms (batch x rows x cols) must fit a signed 32-bit index.
+    const TransposeView v = transpose_view(d.op);
+    if (v.batch * v.rows * v.cols > 2147483647LL) {
+      fail("transform-index-type", cat("index_type int32: the tensor has ", v.batch * v.rows * v.cols,
+                                       " elements, beyond a 32-bit index (2^31 - 1)"));
+    }
   }
   if (d.staging != Staging::kNone && d.staging != Staging::kA) {
     fail("transform-staging", cat("shared_staging ", to_string(d.staging), ": a transform stages its one input tile (a) or nothing (none)"));
@@ -170,6 +183,9 @@ const std::vector<std::pair<std::string, std::string>>& transform_rule_descripti
       {"read-guard-family", "read_guard other than predicated belongs to the layout-transform family"},
       {"transform-param-reads", "layout transforms: param_reads at_store needs a staged tile (shared_staging a)"},
       {"param-reads-family", "param_reads other than hoisted belongs to the layout-transform family"},
+      {"transform-index-type", "layout transforms: index_type int32 needs a tensor of fewer than 2^31 elements"},
+      {"transform-entry-reads", "layout transforms: entry_reads 0..16 in steps of 4"},
+      {"index-type-family", "index_type and entry_reads other than int64 and 0 belong to the layout-transform family"},
   };
   return rules;
 }

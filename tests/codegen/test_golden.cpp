@@ -335,6 +335,23 @@ std::vector<Sample> golden_sample() {
   for (const auto& d : split_reduce_vector4_sample()) out.push_back({"split_reduce-serial_vector4/" + design::procedural_name(d), d});
   // multicast (added after the rest): the odd-shaped sample the GPU twins check runs.
   for (const auto& d : multicast_sample()) out.push_back({"multicast/" + design::procedural_name(d), d});
+  // index_type and entry_reads (added after the rest): an odd fp32 NCHW -> NHWC transform, staged
+  // with the column branch (diffusion_policy-1's lock), with param_reads at_store, and direct.
+  {
+    const DesignPoint seed = design::seed_design(
+        ops::make_transform("transform", ops::PrecisionPath::fp32, 3, 37, {5, 9}, ops::ConvLayout::channels_first,
+                            ops::ConvLayout::channels_last),
+        design::EngineClass::kSimt, 256);
+    const std::vector<std::vector<std::string>> sets = {
+        {"index_type=int32"},
+        {"index_type=int32", "entry_reads=8", "read_guard=column_branch", "boundary=uniform_branch", "scale=alpha_in_range"},
+        {"entry_reads=4", "param_reads=at_store"},
+        {"index_type=int32", "entry_reads=16", "shared_staging=none", "lane_b=reversed"}};
+    for (const auto& set : sets) {
+      const DesignPoint d = design::apply_settings(seed, set, "golden");
+      out.push_back({"transform-index/" + design::procedural_name(d), d});
+    }
+  }
   return out;
 }
 

@@ -71,6 +71,10 @@ std::set<std::string> features(const DesignPoint& d) {
           "scale=" + design::to_string(d.scale) + ":" + ops::to_string(d.op.precision),
           op + "read_guard=" + design::to_string(d.read_guard),
           op + "param_reads=" + design::to_string(d.param_reads),
+          op + "index_type=" + design::to_string(d.index_type),
+          op + "entry_reads=" + std::string(d.entry_reads > 0 ? ">0" : "0"),
+          "index_type=" + design::to_string(d.index_type) + (g.staged ? "" : " direct"),
+          "entry_reads=" + std::string(d.entry_reads > 0 ? ">0" : "0") + (d.index_type == design::IndexType::kInt32 ? " int32" : ""),
           "vector=" + std::to_string(d.register_tile.n),
           "elements=" + std::to_string(d.register_tile.m),
           "tile=" + std::to_string(d.tile.m) + "x" + std::to_string(d.tile.n)};
@@ -136,6 +140,17 @@ std::vector<DesignPoint> sample(int random_per_op, bool all = true) {
         d.param_reads = design::ParamReads::kAtStore;
         designs.push_back(d);
       }
+      // 32-bit index arithmetic and reads at entry on every design so far (direct ones too),
+      // each alone and together (diffusion_policy-1's pair).
+      for (DesignPoint d : std::vector<DesignPoint>(designs)) {
+        d.index_type = design::IndexType::kInt32;
+        designs.push_back(d);
+        d.entry_reads = 8;
+        designs.push_back(d);
+        d.index_type = design::IndexType::kInt64;
+        d.entry_reads = 4;
+        designs.push_back(d);
+      }
     }
     for (auto& d : designs) {
       EXPECT_FALSE(design::can_implement(d).has_value()) << design::procedural_name(d);
@@ -169,6 +184,8 @@ TEST(TransformSample, EveryAxisValueOccurs) {
     }
     seen["read_guard"].insert(design::to_string(d.read_guard));
     seen["param_reads"].insert(design::to_string(d.param_reads));
+    seen["index_type"].insert(design::to_string(d.index_type) + (g.staged ? "" : " direct"));
+    seen["entry_reads"].insert(std::to_string(d.entry_reads) + (d.index_type == design::IndexType::kInt32 ? " int32" : ""));
     if (d.param_reads == design::ParamReads::kAtStore) {
       seen["at_store"].insert("scale " + design::to_string(d.scale));
       seen["at_store"].insert("boundary " + design::to_string(d.boundary));
@@ -187,6 +204,8 @@ TEST(TransformSample, EveryAxisValueOccurs) {
   EXPECT_EQ(seen["scale"].size(), design::all_values<design::Scale>().size());
   EXPECT_EQ(seen["read_guard"].size(), design::all_values<design::ReadGuard>().size());
   EXPECT_EQ(seen["param_reads"].size(), design::all_values<design::ParamReads>().size());
+  EXPECT_EQ(seen["index_type"], (std::set<std::string>{"int64", "int32", "int64 direct", "int32 direct"}));
+  for (const char* c : {"0", "0 int32", "4", "8 int32"}) EXPECT_TRUE(seen["entry_reads"].count(c)) << c;
   for (const char* c : {"scale none", "scale alpha", "scale alpha_in_range", "boundary guarded", "boundary uniform_branch",
                         "read_guard predicated", "read_guard column_branch", "vector 1", "vector >1",
                         "op odd.nchw2nhwc.fp32", "op even.nhwc2nchw.bf16", "op weight.ncl2nlc.fp16"}) {
@@ -284,6 +303,43 @@ TEST(TransformEmit, ParamReadsAtStoreSaysWhatItDoes) {
   const std::string plain = emit_cuda(d);
   EXPECT_NE(plain.find("store_base(p, i)"), std::string::npos);
   EXPECT_EQ(plain.find("store_alpha(p, i)"), std::string::npos);
+}
+
+// index_type int32: the CUDA side indexes in 32 bits and its host declines a tensor of 2^31
+// elements; entry_reads: the CUDA side reads a zero table per thread at entry through the
+// slot factor (0 at run time) and folds the reads into the output pointer, the host writes the
+// table before the launch; the Vortex side (32-bit already) makes volatile loads of its
+// argument block instead. A design at the defaults has none of it.
+TEST(TransformEmit, IndexTypeAndEntryReadsSayWhatTheyDo) {
+  DesignPoint d = seed_of(sample_ops()[0]);
+  const std::string plain = emit_cuda(d);
+  d.index_type = design::IndexType::kInt32;
+  d.entry_reads = 12;
+  const std::string cu = emit_cuda(d);
+  EXPECT_NE(cu.find("typedef int idx_t;"), std::string::npos);
+  EXPECT_NE(cu.find("if (pr->n_img * pr->c_in * positions > 2147483647LL) return false;"), std::string::npos);
+  EXPECT_NE(cu.find("__constant__ int c_entry[32];"), std::string::npos);
+  EXPECT_NE(cu.find("for (int k = 0; k < 12; ++k) z |= c_entry[(((int)threadIdx.x + k) * p.slot) & 31];"), std::string::npos);
+  EXPECT_NE(cu.find("y += z;"), std::string::npos);
+  EXPECT_NE(cu.find("p->slot = 0;"), std::string::npos);
+  EXPECT_LT(cu.find("cudaMemcpyToSymbolAsync(c_entry, zeros"), cu.find("transform<<<"));
+  EXPECT_NE(cu.find("index_type: int32"), std::string::npos);
+  EXPECT_NE(cu.find("entry_reads: 12"), std::string::npos);
+  for (const char* absent : {"typedef int idx_t;", "c_entry", "slot", "2147483647LL) return false;  // index_type"}) {
+    EXPECT_EQ(plain.find(absent), std::string::npos) << absent;
+  }
+  EXPECT_NE(plain.find("typedef long long idx_t;"), std::string::npos);
+  std::string kernel, plain_kernel;
+  for (const auto& f : emit_vortex(d, {}))
+    if (f.name == "kernel.cpp") kernel = f.text;
+  DesignPoint p = d;
+  p.index_type = design::IndexType::kInt64;
+  p.entry_reads = 0;
+  for (const auto& f : emit_vortex(p, {}))
+    if (f.name == "kernel.cpp") plain_kernel = f.text;
+  EXPECT_NE(kernel.find("for (int k = 0; k < 12; ++k) z |= (int)((const volatile Params*)&p)->rows & 0;"), std::string::npos);
+  EXPECT_NE(kernel.find("typedef int32_t idx_t;"), std::string::npos);
+  EXPECT_EQ(plain_kernel.find("volatile"), std::string::npos);
 }
 
 TEST(TransformEmit, SourcesSayWhatTheyDo) {

@@ -53,9 +53,14 @@ TEST(Axes, NamesRoundTrip) {
   // twelve, the Hopper family's four, the transforms' scale, then the Hopper family's bias_load,
   // register_split, wgmma_in_flight, schedule, tf32_round, the SIMT designs' fragment_load and
   // shared_pad, the Hopper family's consumer_layout, the transforms' read_guard and param_reads,
-  // split_reduce and the Hopper family's multicast
-  EXPECT_EQ(axis_names().size(), 29u);
-  EXPECT_EQ(axis_names().back(), "multicast");
+  // split_reduce, the Hopper family's multicast and the transforms' index_type and entry_reads
+  EXPECT_EQ(axis_names().size(), 31u);
+  EXPECT_EQ(axis_names().back(), "entry_reads");
+  for (IndexType v : all_values<IndexType>()) {
+    IndexType back{};
+    ASSERT_TRUE(parse(to_string(v), back));
+    EXPECT_EQ(back, v);
+  }
   for (Multicast v : all_values<Multicast>()) {
     Multicast back{};
     ASSERT_TRUE(parse(to_string(v), back));
@@ -754,6 +759,23 @@ TEST(Validity, EachRuleIsReportedByName) {
     EXPECT_EQ(v->rule, "transform-read-guard") << v->detail;
     covered.insert(v->rule);
   }
+  {
+    DesignPoint d = linear_seed();
+    d.index_type = IndexType::kInt32;
+    const auto v = can_implement(d);
+    ASSERT_TRUE(v.has_value());
+    EXPECT_EQ(v->rule, "index-type-family") << v->detail;
+    covered.insert(v->rule);
+  }
+  {
+    DesignPoint d = transform_seed(3);
+    d.entry_reads = 5;
+    const auto v = can_implement(d);
+    ASSERT_TRUE(v.has_value());
+    EXPECT_EQ(v->rule, "transform-entry-reads") << v->detail;
+    covered.insert(v->rule);
+  }
+  covered.insert("transform-index-type");  // TransformDesign.IndexTypeAndEntryReadsAreLaterAxesOfTransforms (a 2^31-element tensor)
   {
     DesignPoint d = linear_seed();
     d.param_reads = ParamReads::kAtStore;

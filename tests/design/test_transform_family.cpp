@@ -187,8 +187,11 @@ TEST(TransformDesign, ReadGuardIsALaterAxisOfStagedTransforms) {
   Json bad = design_to_json(branch);
   bad["axes"]["read_guard"] = 3;
   expect_input_error([&] { design_from_json(bad, "b.json"); }, {"b.json", "axes.read_guard"});
-  // The step is the seed's last neighbour but param_reads' (earlier chains keep their order), and the way back.
-  const auto from_seed = neighbours(seed);
+  // The step is the seed's last neighbour but param_reads', index_type's and entry_reads' (earlier
+  // chains keep their order), and the way back.
+  auto from_seed = neighbours(seed);
+  while (!from_seed.empty() && (from_seed.back().move.axis == Axis::kIndexType || from_seed.back().move.axis == Axis::kEntryReads))
+    from_seed.pop_back();
   ASSERT_GE(from_seed.size(), 2u);
   EXPECT_EQ(from_seed[from_seed.size() - 2].move, step);
   bool back_step = false;
@@ -234,8 +237,10 @@ TEST(TransformDesign, ParamReadsIsALaterAxisOfStagedTransforms) {
   Json bad = design_to_json(at);
   bad["axes"]["param_reads"] = true;
   expect_input_error([&] { design_from_json(bad, "b.json"); }, {"b.json", "axes.param_reads"});
-  // The step is the seed's last neighbour, after read_guard's, and the way back is one.
-  const auto from_seed = neighbours(seed);
+  // The step comes after read_guard's (and before index_type's and entry_reads'), and the way back is one.
+  auto from_seed = neighbours(seed);
+  while (!from_seed.empty() && (from_seed.back().move.axis == Axis::kIndexType || from_seed.back().move.axis == Axis::kEntryReads))
+    from_seed.pop_back();
   ASSERT_GE(from_seed.size(), 2u);
   EXPECT_EQ(from_seed.back().move, step);
   EXPECT_EQ(from_seed[from_seed.size() - 2].move.axis, Axis::kReadGuard);
@@ -254,6 +259,65 @@ TEST(TransformDesign, ParamReadsIsALaterAxisOfStagedTransforms) {
   const auto why = can_implement(h);
   ASSERT_TRUE(why.has_value());
   EXPECT_EQ(why->rule, "hopper-fixed") << why->detail;
+}
+
+TEST(TransformDesign, IndexTypeAndEntryReadsAreLaterAxesOfTransforms) {
+  const DesignPoint seed = seed_from_reference(ref("diffusion_policy-1-conv1d"));
+  ASSERT_EQ(seed.index_type, IndexType::kInt64);
+  ASSERT_EQ(seed.entry_reads, 0);
+  EXPECT_FALSE(design_to_json(seed)["axes"].contains("index_type"));  // earlier designs keep their file
+  EXPECT_FALSE(design_to_json(seed)["axes"].contains("entry_reads"));
+  const DesignPoint i32 = apply(seed, Move{Axis::kIndexType, "to:int32", "", std::nullopt});
+  const DesignPoint both = apply(i32, Move{Axis::kEntryReads, "up", "", std::nullopt});
+  EXPECT_EQ(both.entry_reads, kEntryReadsStep);
+  EXPECT_EQ(procedural_name(both), procedural_name(seed) + "_idx-int32_er4");
+  EXPECT_EQ(design_to_json(both)["axes"]["index_type"], "int32");
+  EXPECT_EQ(design_to_json(both)["axes"]["entry_reads"], 4);
+  EXPECT_TRUE(same_axes(design_from_json(design_to_json(both), "b.json"), both));
+  // The last steps of a transform, direct designs included; down from 0 and up past 16 are not valid.
+  const auto steps = neighbours(seed);
+  ASSERT_GE(steps.size(), 2u);
+  EXPECT_EQ(steps.back().move.axis, Axis::kEntryReads);
+  EXPECT_EQ(steps.back().move.direction, "up");
+  EXPECT_EQ(steps[steps.size() - 2].move.axis, Axis::kIndexType);
+  const DesignPoint direct = apply(seed, {parse_setting("shared_staging=none"), parse_setting("lane_b=reversed")});
+  bool direct_steps = false;
+  for (const auto& n : neighbours(direct)) direct_steps |= n.move.axis == Axis::kEntryReads;
+  EXPECT_TRUE(direct_steps);
+  const DesignPoint top = apply_settings(seed, {"entry_reads=16"});
+  for (const auto& n : neighbours(top)) {
+    if (n.move.axis == Axis::kEntryReads) EXPECT_EQ(n.design.entry_reads, 12);
+  }
+  expect_input_error([&] { apply_settings(seed, {"entry_reads=20"}); }, {"--set", "transform-entry-reads", "0..16 in steps of 4"});
+  expect_input_error([&] { apply_settings(seed, {"entry_reads=6"}); }, {"--set", "transform-entry-reads"});
+  expect_input_error([&] { apply_settings(seed, {"entry_reads=four"}); }, {"--set", "entry_reads"});
+  expect_input_error([&] { apply_settings(seed, {"index_type=int16"}); }, {"--set", "index_type", "int64, int32"});
+  // int32 needs fewer than 2^31 elements: 2048 transposes of 2048 x 5 are 21 M, 2048 of 2048 x 600
+  // are not (the Vortex side's 32-bit indices refuse such a tensor too: the rule is the CUDA side's own).
+  DesignPoint big = both;
+  big.op = ops::make_transform("big", ops::PrecisionPath::fp32, 2048, 2048, {600}, ops::ConvLayout::channels_first,
+                               ops::ConvLayout::channels_last, "weight");
+  bool index_rule = false;
+  for (const auto& v : all_violations(big)) {
+    if (v.rule != "transform-index-type") continue;
+    index_rule = true;
+    EXPECT_NE(v.detail.find("2516582400 elements"), std::string::npos) << v.detail;
+  }
+  EXPECT_TRUE(index_rule);
+  big.index_type = IndexType::kInt64;
+  for (const auto& v : all_violations(big)) EXPECT_NE(v.rule, "transform-index-type");
+  // Other families keep the defaults.
+  const DesignPoint gemm = seed_design(ops::make_linear("g", ops::PrecisionPath::fp32, 37, 53, 71), EngineClass::kSimt, 128);
+  expect_input_error([&] { apply_settings(gemm, {"index_type=int32"}); }, {"--set", "index-type-family"});
+  expect_input_error([&] { apply_settings(gemm, {"entry_reads=4"}); }, {"--set", "index-type-family"});
+  for (const auto& n : neighbours(gemm)) {
+    EXPECT_NE(n.move.axis, Axis::kIndexType);
+    EXPECT_NE(n.move.axis, Axis::kEntryReads);
+  }
+  DesignPoint h = seed_from_reference(ref("pi0-2-linear"));
+  h.entry_reads = 4;
+  ASSERT_TRUE(can_implement(h).has_value());
+  EXPECT_EQ(can_implement(h)->rule, "index-type-family");
 }
 
 TEST(TransformDesign, SeedsForOtherBlocksAndEngines) {

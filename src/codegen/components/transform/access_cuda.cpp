@@ -60,6 +60,19 @@ class CudaTransformAccess final : public TransformAccess {
            " float store_alpha(const Params& p, int i) { return c_store[(((int)threadIdx.x + i) * p.slot) & 3].alpha; }\n";
   }
   std::string store_param_note() const override { return "the constant bank (a __constant__ copy, LDC)"; }
+  // A table of zeros in the constant bank, indexed as store_base's slots are ((thread + k) x
+  // p.slot, 0 at run time): one address for the whole warp, so the reads do not serialise in the
+  // constant cache (a per-lane address made the H200 kernel 11-33x slower), yet each is a
+  // per-thread LDC through the ADU.
+  std::string entry_read_functions() const override {
+    return "// entry_reads: a table of zeros in the constant bank (written before the launch), read per thread at entry.\n"
+           "__constant__ int c_entry[32];\n";
+  }
+  std::string entry_reads(int count) const override {
+    return "int z = 0;\n#pragma unroll\nfor (int k = 0; k < " + std::to_string(count) +
+           "; ++k) z |= c_entry[(((int)threadIdx.x + k) * p.slot) & 31];\n";
+  }
+  std::string entry_read_note() const override { return "a __constant__ table, per-thread LDCs on the ADU pipe"; }
   std::string less_than(const std::string& a, const std::string& b) const override { return "(" + a + " < " + b + ")"; }
   std::string load_address(const std::string& offset) const override { return "x + " + offset; }
   // The lanes outside the tensor skip the loads as well as the stores.

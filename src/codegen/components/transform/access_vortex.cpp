@@ -48,6 +48,13 @@ class VortexTransformAccess final : public TransformAccess {
            " float store_alpha(const Params& p, int i) {\n(void)i;\nreturn ((const volatile Params*)&p)->alpha;\n}\n";
   }
   std::string store_param_note() const override { return "the kernel's argument block in memory (volatile loads)"; }
+  std::string entry_read_functions() const override { return ""; }
+  // Volatile loads of the argument block's rows (the compiler keeps each load; `& 0` keeps z zero).
+  std::string entry_reads(int count) const override {
+    return "int z = 0;\nfor (int k = 0; k < " + std::to_string(count) +
+           "; ++k) z |= (int)((const volatile Params*)&p)->rows & 0;\n";
+  }
+  std::string entry_read_note() const override { return "the kernel's argument block in memory (volatile loads)"; }
   std::string less_than(const std::string& a, const std::string& b) const override {
     return "vxb_lt((uint32_t)(" + a + "), (uint32_t)(" + b + "))";
   }
