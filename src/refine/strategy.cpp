@@ -165,6 +165,14 @@ const ResponseTable& prior_responses() {
     // 42.6 %, pi0-5 65.7 -> 68.9): L2 still serves each block its slices (session 23).
     set(Axis::kMulticast, M::kArithmeticIntensity, 0.1);
     set(Axis::kMulticast, M::kDramBandwidth, 0.05);
+    // 32-bit index arithmetic: fewer instructions an element (no .WIDE pairs), so a transform
+    // that issues as fast as it can runs shorter and moves more bytes a second (diffusion_policy-1
+    // by hand: 191 -> 133 us, lanes 0.75 -> 0.63); per-thread reads at entry load the ADU pipe at
+    // full lanes (with int32 and 8 reads: SM throughput 75.7 -> 97.2 %, lanes 0.75; session 23).
+    set(Axis::kIndexType, M::kDramBandwidth, 0.1);
+    set(Axis::kIndexType, M::kActiveLaneFraction, 0.1);
+    set(Axis::kEntryReads, M::kComputeThroughput, 0.2);
+    set(Axis::kEntryReads, M::kActiveLaneFraction, 0.05);
     return t;
   }();
   return table;
@@ -221,6 +229,8 @@ std::string same_operator_reason(const std::vector<Move>& moves, const design::D
       {Axis::kFragmentLoad, "threads own runs of four consecutive rows and columns, read from the shared tiles as 16-byte vectors; each output is the same sum in the same K order"},
       {Axis::kParamReads, "each store reads the output pointer and alpha again from a constant copy of the same values; every element is stored to the same place with the same scale"},
       {Axis::kSplitReduce, "the K slices' partial sums are added in the GEMM kernel, slice after slice under a per-tile flag, instead of by a second kernel; each output is the same fp32 sum in the same slice order"},
+      {Axis::kIndexType, "the element offsets are computed in 32 instead of 64 bits, for a tensor whose every offset fits (the host declines a larger one); every element is read from and stored to the same place"},
+      {Axis::kEntryReads, "each thread reads zeros from a constant table at entry and adds them to the output pointer; every element is stored to the same place with the same value"},
       {Axis::kMulticast, "a cluster's blocks copy slices of the operand tiles they share into each other's shared memory instead of each copying the whole tile; every block multiplies the same tiles in the same order"},
       {Axis::kReadGuard, "the lanes whose column lies outside the tensor skip the read phase by a branch instead of predicated accesses; every element in the tensor is read once and lands in the same place"},
   };

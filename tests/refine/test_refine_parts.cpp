@@ -237,6 +237,19 @@ TEST(BuiltinStrategy, ProposesValidUntriedMovesDeterministically) {
 // the step to cp_async is the first proposal; after it, the ring's depth steps are proposed.
 // cp_async is a step of the ACT chains (no longer the first: on the H200 it moved coalescing and
 // L1, not the DRAM rate), and on a cp_async design the ring's depth is proposed.
+// Every axis says why a move along it keeps the operator (the records carry it): an axis added
+// without its reason stopped a device run with "internal error: map::at" after its first round
+// (session 23).
+TEST(BuiltinStrategy, EveryAxisHasASameOperatorReason) {
+  const design::DesignPoint d = design::seed_design(ops::make_linear("l", ops::PrecisionPath::fp32, 37, 53, 71),
+                                                    design::EngineClass::kSimt, 128);
+  for (design::Axis a : design::all_axes()) {
+    std::string why;
+    EXPECT_NO_THROW(why = same_operator_reason({design::Move{a, "up", "", std::nullopt}}, d)) << design::to_string(a);
+    EXPECT_NE(why.find(design::to_string(a) + ": "), std::string::npos) << why;
+  }
+}
+
 TEST(BuiltinStrategy, CpAsyncIsProposedAndItsRingDepthFollows) {
   for (const char* bench : {"act-1-linear", "act-2-linear", "act-3-linear", "act-4-linear", "act-5-conv2d"}) {
     SCOPED_TRACE(bench);
