@@ -11,6 +11,7 @@
 // design beside its twin without multicast.
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include "codegen/emit.h"
 #include "design/sample.h"
@@ -31,44 +32,32 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::filesystem::path out = std::filesystem::path(argv[1]) / "designs";
-  if (mode == "multicast") {
+  // Each design at <i>, its twin at <i + 1>, named in <i>/twin: check.py asks for equal bits.
+  auto write_twins = [&out](const std::vector<DesignPoint>& designs, const std::function<void(DesignPoint&)>& make_twin) {
     int i = 0;
-    for (const auto& shared : codegen::multicast_sample()) {
-      const DesignPoint plain = [&shared] {
-        DesignPoint d = shared;
-        d.multicast = design::Multicast::kNone;
-        return d;
-      }();
-      for (const DesignPoint* d : {&shared, &plain}) {
+    for (const auto& first : designs) {
+      DesignPoint twin = first;
+      make_twin(twin);
+      for (const DesignPoint* d : {&first, static_cast<const DesignPoint*>(&twin)}) {
         auto dir = out / std::to_string(i++);
         std::filesystem::create_directories(dir);
         std::ofstream(dir / "candidate.cu") << codegen::emit_cuda(*d);
         design::write_design((dir / "design.json").string(), *d);
-        if (d == &shared) std::ofstream(dir / "twin") << i << "\n";
+        if (d == &first) std::ofstream(dir / "twin") << i << "\n";
       }
     }
-    std::cout << i << " designs (multicast and twins without it)\n";
+    return i;
+  };
+  if (mode == "multicast") {
+    const int n = write_twins(codegen::multicast_sample(), [](DesignPoint& d) { d.multicast = design::Multicast::kNone; });
+    std::cout << n << " designs (multicast and twins without it)\n";
     return 0;
   }
   if (mode == "split_reduce") {
-    int i = 0;
     auto serial_designs = codegen::split_reduce_sample();
     for (const auto& d : codegen::split_reduce_vector4_sample()) serial_designs.push_back(d);
-    for (const auto& serial : serial_designs) {
-      const DesignPoint separate = [&serial] {
-        DesignPoint d = serial;
-        d.split_reduce = design::SplitReduce::kSeparate;
-        return d;
-      }();
-      for (const DesignPoint* d : {&serial, &separate}) {
-        auto dir = out / std::to_string(i++);
-        std::filesystem::create_directories(dir);
-        std::ofstream(dir / "candidate.cu") << codegen::emit_cuda(*d);
-        design::write_design((dir / "design.json").string(), *d);
-        if (d == &serial) std::ofstream(dir / "twin") << i << "\n";
-      }
-    }
-    std::cout << i << " designs (split_reduce serial / serial_vector4 and separate twins)\n";
+    const int n = write_twins(serial_designs, [](DesignPoint& d) { d.split_reduce = design::SplitReduce::kSeparate; });
+    std::cout << n << " designs (split_reduce serial / serial_vector4 and separate twins)\n";
     return 0;
   }
   std::vector<DesignPoint> all;
