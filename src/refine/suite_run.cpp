@@ -426,10 +426,10 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
       }
       std::string from;
       if (cc.value("status", "") == "deferred" && !checks_from.empty()) {
-        if (const auto b = borrowed_check(checks_from, *l)) {
-          cc = b->check;
-          sources = b->sources;
-          from = b->from;
+        if (const auto borrowed = borrowed_check(checks_from, *l)) {
+          cc = borrowed->check;
+          sources = borrowed->sources;
+          from = borrowed->from;
         }
       }
       if (cc.value("status", "") == "passed") {

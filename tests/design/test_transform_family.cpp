@@ -286,7 +286,9 @@ TEST(TransformDesign, IndexTypeAndEntryReadsAreLaterAxesOfTransforms) {
   EXPECT_TRUE(direct_steps);
   const DesignPoint top = apply_settings(seed, {"entry_reads=16"});
   for (const auto& n : neighbours(top)) {
-    if (n.move.axis == Axis::kEntryReads) EXPECT_EQ(n.design.entry_reads, 12);
+    if (n.move.axis == Axis::kEntryReads) {
+      EXPECT_EQ(n.design.entry_reads, 12);
+    }
   }
   expect_input_error([&] { apply_settings(seed, {"entry_reads=20"}); }, {"--set", "transform-entry-reads", "0..16 in steps of 4"});
   expect_input_error([&] { apply_settings(seed, {"entry_reads=6"}); }, {"--set", "transform-entry-reads"});
