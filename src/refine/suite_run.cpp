@@ -329,37 +329,45 @@ struct BorrowedCheck {
   std::string from;  // deferred-checks.jsonl, revision
 };
 
-// The passed candidate check of `rec`'s key in the deferred-checks.jsonl files under `dirs`
-// whose sibling record of the same revision has `rec`'s CUDA digest and which recorded its
-// Vortex sources; the last line of a revision in a file counts (a recheck may have failed it).
-std::optional<BorrowedCheck> borrowed_check(const std::vector<std::string>& dirs, const Json& rec) {
-  const std::string key = rec.value("key", "");
-  const std::string sha = rec.contains("sources") ? rec["sources"].value("cuda_sha256", "") : "";
-  if (key.empty() || sha.empty()) return std::nullopt;
+// Every deferred-checks.jsonl under `dirs` (found once per lock, however many revisions ask).
+std::vector<fs::path> deferred_check_files(const std::vector<std::string>& dirs) {
+  std::vector<fs::path> out;
   for (const auto& dir : dirs) {
     std::error_code ec;
     for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
          it.increment(ec)) {
-      if (it->path().filename() != "deferred-checks.jsonl" || !it->is_regular_file()) continue;
-      std::map<int, Json> last;
-      for (const auto& l : read_records(it->path().string())) {
-        if (l.value("key", "") == key) last[l.value("revision", -1)] = l;
-      }
-      if (last.empty()) continue;
-      const fs::path records = it->path().parent_path() / "revisions.jsonl";
-      if (!fs::is_regular_file(records)) continue;
-      const auto recs = read_records(records.string());
-      for (const auto& [revision, l] : last) {
-        if (l["candidate_check"].value("status", "") != "passed") continue;
-        if (!l.contains("vortex_sources") || !l["vortex_sources"].is_object() || l["vortex_sources"].empty()) continue;
-        for (const auto& r : recs) {
-          if (r.value("revision", -2) != revision || r.value("key", "") != key || !r.contains("sources")) continue;
-          if (r["sources"].value("cuda_sha256", "") != sha) continue;
-          return BorrowedCheck{l["candidate_check"], l["vortex_sources"], it->path().string() + " r" + std::to_string(revision)};
-        }
-      }
+      if (it->path().filename() == "deferred-checks.jsonl" && it->is_regular_file()) out.push_back(it->path());
     }
     if (ec) throw InputError(dir, "", "cannot be read for --checks-from: " + ec.message());
+  }
+  return out;
+}
+
+// The passed candidate check of `rec`'s key in `files` whose sibling record of the same revision
+// has `rec`'s CUDA digest and which recorded its Vortex sources; the last line of a revision in
+// a file counts (a recheck may have failed it).
+std::optional<BorrowedCheck> borrowed_check(const std::vector<fs::path>& files, const Json& rec) {
+  const std::string key = rec.value("key", "");
+  const std::string sha = rec.contains("sources") ? rec["sources"].value("cuda_sha256", "") : "";
+  if (key.empty() || sha.empty()) return std::nullopt;
+  for (const auto& file : files) {
+    std::map<int, Json> last;
+    for (const auto& l : read_records(file.string())) {
+      if (l.value("key", "") == key) last[l.value("revision", -1)] = l;
+    }
+    if (last.empty()) continue;
+    const fs::path records = file.parent_path() / "revisions.jsonl";
+    if (!fs::is_regular_file(records)) continue;
+    const auto recs = read_records(records.string());
+    for (const auto& [revision, l] : last) {
+      if (l["candidate_check"].value("status", "") != "passed") continue;
+      if (!l.contains("vortex_sources") || !l["vortex_sources"].is_object() || l["vortex_sources"].empty()) continue;
+      for (const auto& r : recs) {
+        if (r.value("revision", -2) != revision || r.value("key", "") != key || !r.contains("sources")) continue;
+        if (r["sources"].value("cuda_sha256", "") != sha) continue;
+        return BorrowedCheck{l["candidate_check"], l["vortex_sources"], file.string() + " r" + std::to_string(revision)};
+      }
+    }
   }
   return std::nullopt;
 }
@@ -374,6 +382,7 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
   for (const auto& dir : checks_from) {
     if (!fs::is_directory(dir)) throw InputError("--checks-from", dir, "no such folder");
   }
+  std::optional<std::vector<fs::path>> borrowable;  // checks_from's deferred-checks.jsonl files, found when first needed
   if (!chain.empty() && benches.size() != 1) {
     throw InputError("--chain", chain, "locks one benchmark from that chain: give exactly one --bench");
   }
@@ -426,7 +435,8 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
       }
       std::string from;
       if (cc.value("status", "") == "deferred" && !checks_from.empty()) {
-        if (const auto borrowed = borrowed_check(checks_from, *l)) {
+        if (!borrowable) borrowable = deferred_check_files(checks_from);
+        if (const auto borrowed = borrowed_check(*borrowable, *l)) {
           cc = borrowed->check;
           sources = borrowed->sources;
           from = borrowed->from;
