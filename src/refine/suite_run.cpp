@@ -374,6 +374,37 @@ std::optional<BorrowedCheck> borrowed_check(const std::vector<fs::path>& files, 
 
 }  // namespace
 
+std::vector<const Json*> lock_candidates(const std::vector<Json>& lines) {
+  std::vector<const Json*> kept;
+  for (const auto& l : lines) {
+    const std::string decision = l.value("decision", "");
+    if ((decision == "start" || decision == "retained") && l.contains("checks") &&
+        l["checks"].value("source", Json::object()).value("status", "") == "passed" && l.contains("d") && l["d"].is_number()) {
+      kept.push_back(&l);
+    }
+  }
+  std::stable_sort(kept.begin(), kept.end(), [](const Json* a, const Json* c) { return (*a)["d"].get<double>() < (*c)["d"].get<double>(); });
+  return kept;
+}
+
+LockChoice choose_lock_revision(const std::vector<const Json*>& candidates,
+                                const std::function<ResolvedCheck(const Json&)>& check_of) {
+  LockChoice choice;
+  for (const Json* l : candidates) {
+    ResolvedCheck r = check_of(*l);
+    const std::string status = r.check.value("status", "");
+    if (status == "passed") {
+      choice.record = l;
+      choice.check = std::move(r);
+      return choice;
+    }
+    std::string why = "r" + std::to_string((*l)["revision"].get<int>()) + " (candidate check " + (status.empty() ? "?" : status);
+    if (!r.why_not.empty()) why += ": " + r.why_not;
+    choice.passed_over.push_back(why + ")");
+  }
+  return choice;
+}
+
 std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run_dir, const std::vector<std::string>& benches,
                                    std::ostream& progress, bool recheck, const std::string& chain,
                                    const std::vector<std::string>& checks_from) {
@@ -405,63 +436,45 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
     }
     const fs::path chain_dir = fs::path(folder) / chain_name;
     const auto lines = read_records((chain_dir / "revisions.jsonl").string());
-    // Candidates to lock, best D first: the start and retained revisions whose source check passed.
-    std::vector<const Json*> kept;
-    for (const auto& l : lines) {
-      const std::string decision = l.value("decision", "");
-      if ((decision == "start" || decision == "retained") && l["checks"]["source"].value("status", "") == "passed" &&
-          l.contains("d") && l["d"].is_number()) {
-        kept.push_back(&l);
-      }
-    }
-    std::stable_sort(kept.begin(), kept.end(), [](const Json* a, const Json* c) { return (*a)["d"].get<double>() < (*c)["d"].get<double>(); });
+    const std::vector<const Json*> kept = lock_candidates(lines);
     // Complete the deferred candidate checks of these revisions (here, where the toolchain is).
     std::vector<std::string> keys;
     for (const Json* l : kept) keys.push_back((*l)["key"].get<std::string>());
     complete_deferred_checks(folder, progress, keys, recheck);
     std::map<int, Json> deferred;  // the last line of each revision counts
     for (const auto& l : read_records((chain_dir / "deferred-checks.jsonl").string())) deferred[l.value("revision", -1)] = l;
-    const Json* best = nullptr;
-    Json candidate_check, checked_sources;
-    std::string check_from;  // another run's deferred-checks.jsonl the check came from (--checks-from)
-    std::vector<std::string> passed_over;
-    for (const Json* l : kept) {
-      const int rev = (*l)["revision"].get<int>();
-      Json cc = (*l)["checks"]["candidate"];
-      Json sources;
-      if (cc.value("status", "") == "deferred" && deferred.count(rev)) {
-        sources = deferred[rev].value("vortex_sources", Json());
-        cc = deferred[rev]["candidate_check"];
+    const LockChoice choice = choose_lock_revision(kept, [&](const Json& l) {
+      const int rev = l["revision"].get<int>();
+      ResolvedCheck r;
+      r.check = l["checks"]["candidate"];
+      if (r.check.value("status", "") == "deferred" && deferred.count(rev)) {
+        r.sources = deferred[rev].value("vortex_sources", Json());
+        r.check = deferred[rev]["candidate_check"];
       }
-      std::string from;
-      if (cc.value("status", "") == "deferred" && !checks_from.empty()) {
+      if (r.check.value("status", "") == "deferred" && !checks_from.empty()) {
         if (!borrowable) borrowable = deferred_check_files(checks_from);
-        if (const auto borrowed = borrowed_check(*borrowable, *l)) {
-          cc = borrowed->check;
-          sources = borrowed->sources;
-          from = borrowed->from;
+        if (const auto borrowed = borrowed_check(*borrowable, l)) {
+          r.check = borrowed->check;
+          r.sources = borrowed->sources;
+          r.from = borrowed->from;
+        } else {
+          r.why_not = "its CUDA output was not kept, and --checks-from holds no passed check of the same CUDA source";
         }
+      } else if (r.check.value("status", "") == "deferred") {
+        r.why_not = "its CUDA output was not kept; --checks-from RUN takes a passed check of the same CUDA source from an earlier run";
       }
-      if (cc.value("status", "") == "passed") {
-        best = l;
-        candidate_check = cc;
-        checked_sources = sources;
-        check_from = from;
-        break;
-      }
-      std::string why = "r" + std::to_string(rev) + " (candidate check " + cc.value("status", "?");
-      if (cc.value("status", "") == "deferred") {
-        why += checks_from.empty() ? ": its CUDA output was not kept; --checks-from RUN takes a passed check of the same CUDA source from an earlier run"
-                                   : ": its CUDA output was not kept, and --checks-from holds no passed check of the same CUDA source";
-      }
-      passed_over.push_back(why + ")");
-    }
-    if (best == nullptr) {
+      return r;
+    });
+    if (choice.record == nullptr) {
       lr.why = "no revision with both checks passed";
-      for (const auto& p : passed_over) lr.why += "; " + p;
+      for (const auto& p : choice.passed_over) lr.why += "; " + p;
       results.push_back(lr);
       continue;
     }
+    const Json* best = choice.record;
+    const Json& candidate_check = choice.check.check;
+    const Json& checked_sources = choice.check.sources;
+    const std::string& check_from = choice.check.from;
     const Json& rec = *best;
     // A chain of another name may have been scored against another reference: its D must be the
     // benchmark's D, recomputed from the record's signature.
@@ -612,9 +625,9 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
     const Json& start_d = lines.front()["d"];  // null when the start was rejected before profiling
     lr.why = "r" + std::to_string(lr.revision) + " D " + fixed(lr.d, 4) + " (start D " +
              (start_d.is_number() ? fixed(start_d.get<double>(), 4) : std::string("-")) + ")";
-    if (!passed_over.empty()) {
+    if (!choice.passed_over.empty()) {
       lr.why += "; passed over";
-      for (const auto& p : passed_over) lr.why += " " + p;
+      for (const auto& p : choice.passed_over) lr.why += " " + p;
     }
     results.push_back(lr);
     progress << b.name << ": locked " << lr.why << "\n";

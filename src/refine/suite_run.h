@@ -12,6 +12,7 @@
 
 #include <iosfwd>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -80,6 +81,26 @@ struct LockResult {
   double d = 0;
   std::string why;  // why not locked, or what was locked
 };
+
+// A lock's choice of revision, apart from the files (tested on records alone):
+// lock_candidates: the start and retained revisions whose source check passed, lowest D first
+// (equal D: the earlier record first). choose_lock_revision: the first of those whose candidate
+// check, as `check_of` resolves it (deferred checks completed or borrowed), passed; the better
+// ones passed over are listed with why.
+struct ResolvedCheck {
+  Json check;           // the candidate check's outcome ({"status": ...})
+  Json sources;         // the Vortex sources it ran (name -> sha256), when recorded
+  std::string from;     // another run's check file it was borrowed from ("" = this run)
+  std::string why_not;  // when not passed: what would have made it count
+};
+struct LockChoice {
+  const Json* record = nullptr;  // nullptr: no revision passed both checks
+  ResolvedCheck check;
+  std::vector<std::string> passed_over;
+};
+std::vector<const Json*> lock_candidates(const std::vector<Json>& lines);
+LockChoice choose_lock_revision(const std::vector<const Json*>& candidates,
+                                const std::function<ResolvedCheck(const Json&)>& check_of);
 
 // Locks every benchmark of `plan` whose chain is in `run` (a suite refine RUN folder, or a
 // single `vxsynth refine` OUT folder). `benches` empty: all.

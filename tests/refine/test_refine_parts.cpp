@@ -30,6 +30,7 @@
 #include "refine/replay.h"
 #include "refine/retention.h"
 #include "refine/strategy.h"
+#include "refine/suite_run.h"
 #include "signature/signature.h"
 
 namespace vxsynth::refine {
@@ -642,6 +643,35 @@ TEST(ScreenedRetention, ConfirmsOnlyStartsAndNearFallsAndDecidesRetentionOnTheMe
   EXPECT_GT(once, 0);    // screened out: clearly worse neighbours
   EXPECT_GT(thrice, 1);  // the start and at least one near fall, confirmed
   EXPECT_GT(cut, 0);     // near falls left on one profile because a sibling screened lower
+  // The one confirmed is the lowest of its round's band: every sibling left on one profile
+  // screened at or above it, and names it (its screening D recomputed here from the
+  // evaluator's first profile, not read back from the loop).
+  std::map<int, const RevisionRecord*> by_revision;
+  for (const auto& r : recs) by_revision[r.revision] = &r;
+  auto screening_d = [&](const RevisionRecord& r) {
+    FormulaEvaluator::Seen scratch_seen;
+    FormulaEvaluator again(sigs.front().values, &scratch_seen);
+    Candidate c;
+    c.key = r.key;
+    c.repeats = 1;
+    return *signature::compute_distance(again.evaluate({c}).front().mean, sigs.front().values, lo.distance).d;
+  };
+  int named = 0;
+  for (const auto& r : recs) {
+    if (!r.d || r.profiles != 1) continue;
+    const auto at = r.reason.find(" of the same round screened lower");
+    if (at == std::string::npos) continue;
+    const std::size_t from = r.reason.rfind('r', at);
+    ASSERT_NE(from, std::string::npos) << r.reason;
+    const int confirmed = std::stoi(r.reason.substr(from + 1, at - from - 1));
+    ASSERT_TRUE(by_revision.count(confirmed)) << r.reason;
+    const RevisionRecord& c = *by_revision[confirmed];
+    EXPECT_EQ(c.round, r.round) << r.reason;
+    EXPECT_EQ(c.profiles, 3) << r.reason;
+    EXPECT_LE(screening_d(c), *r.d) << "r" << r.revision << " screened lower than the confirmed r" << confirmed;
+    ++named;
+  }
+  EXPECT_EQ(named, cut);
   for (const auto& [round, n] : confirmed_in_round) EXPECT_EQ(n, 1) << "round " << round;
   // Each pass asked for what it needed: 1 to screen, 2 to confirm.
   for (int a : seen.asked) EXPECT_TRUE(a == 1 || a == 2) << a;
@@ -670,6 +700,42 @@ TEST(ScreenedRetention, ConfirmsOnlyStartsAndNearFallsAndDecidesRetentionOnTheMe
       EXPECT_GE(*r.d, *r.parent_d - all.retention.margin + all.retention.screen_band) << r.revision;
     }
   }
+}
+
+// Of a round's candidates that fell by more than the margin and passed their checks, the chain
+// keeps the lowest D; every other one is reverted naming it, and none of them is lower.
+TEST(Retention, ARoundKeepsItsLowestFall) {
+  const std::string ref = "../suite/vx-robotics/h200/act-4-linear/reference.json";
+  const auto sigs = signature::read_signatures(ref);
+  ASSERT_FALSE(sigs.empty());
+  FormulaEvaluator::Seen seen;
+  LoopOptions lo;
+  lo.out_dir = scratch("round-lowest").string();
+  lo.budget.rounds = 4;
+  lo.budget.revisions = 24;
+  lo.width = 6;
+  lo.retention = retention_preset("averaged");
+  BuiltinStrategy strategy(BuiltinOptions{});
+  const auto result = run_refinement({ChainSpec{ref, "", ""}}, std::make_unique<FormulaEvaluator>(sigs.front().values, &seen),
+                                     strategy, lo, nullptr);
+  ASSERT_EQ(result.chains.size(), 1u);
+  const auto& recs = result.chains[0].records;
+  std::map<int, const RevisionRecord*> kept;  // round -> its retained record
+  for (const auto& r : recs) {
+    if (r.decision == "retained" || r.decision == "start") kept[r.round] = &r;
+  }
+  int beaten = 0;
+  for (const auto& r : recs) {
+    if (r.reason.find("of the same round fell further") == std::string::npos) continue;
+    ASSERT_TRUE(kept.count(r.round)) << r.reason;
+    const RevisionRecord& k = *kept[r.round];
+    EXPECT_EQ(r.reason.rfind("r" + std::to_string(k.revision) + " of the same round", 0), 0u) << r.reason;
+    ASSERT_TRUE(r.d && k.d);
+    EXPECT_LE(*k.d, *r.d) << "r" << r.revision << " fell further than the kept r" << k.revision;
+    EXPECT_TRUE(lo.retention.retains(*r.parent_d, *r.d)) << r.reason;  // a fall itself, only not the lowest
+    ++beaten;
+  }
+  EXPECT_GT(beaten, 0) << "no round had two falls: the rule was not exercised";
 }
 
 // A screened round of at most full_below candidates profiles each of them `repeats` times in one
@@ -764,6 +830,82 @@ TEST(DeferredCheck, RunsFromTheKeptCudaOutput) {
   const auto o = check_saved(other.string(), scratch("work-other").string()).first;
   EXPECT_EQ(o.status, "error");
   EXPECT_NE(o.message.find("differs between the CUDA run and the Vortex benchmark"), std::string::npos) << o.message;
+}
+
+}  // namespace
+}  // namespace vxsynth::refine
+
+namespace vxsynth::refine {
+namespace {
+
+// One record line as the loop writes it, reduced to what a lock's choice reads.
+Json lock_record(int revision, const std::string& decision, double d, const std::string& source, const std::string& candidate) {
+  return Json{{"revision", revision},
+              {"key", "k" + std::to_string(revision)},
+              {"decision", decision},
+              {"d", d},
+              {"checks", {{"source", {{"status", source}}}, {"candidate", {{"status", candidate}}}}}};
+}
+
+ResolvedCheck recorded_check(const Json& l) {
+  ResolvedCheck r;
+  r.check = l["checks"]["candidate"];
+  return r;
+}
+
+// A lock takes the lowest-D start or retained revision whose source and candidate checks both
+// passed: not the first, not the last, not a reverted one however low, not one whose source
+// check failed; when the best fails its candidate check, the next best, and says why it passed
+// over the better one.
+TEST(LockChoice, LowestDWithBothChecksPassedAndTheNextBestWhenTheBestFails) {
+  const std::vector<Json> lines = {
+      lock_record(0, "start", 0.080, "passed", "passed"),
+      lock_record(1, "retained", 0.051, "passed", "passed"),
+      lock_record(2, "reverted", 0.010, "passed", "passed"),   // lower, but not kept
+      lock_record(3, "retained", 0.020, "failed", "passed"),   // lower, but its source check failed
+      lock_record(4, "retained", 0.034, "passed", "passed"),   // the one
+      lock_record(5, "retained", 0.047, "passed", "passed"),
+      lock_record(6, "rejected", 0.001, "error", "error"),
+  };
+  const auto candidates = lock_candidates(lines);
+  std::vector<int> order;
+  for (const Json* l : candidates) order.push_back((*l)["revision"].get<int>());
+  EXPECT_EQ(order, (std::vector<int>{4, 5, 1, 0}));
+  const LockChoice best = choose_lock_revision(candidates, recorded_check);
+  ASSERT_NE(best.record, nullptr);
+  EXPECT_EQ((*best.record)["revision"], 4);
+  EXPECT_TRUE(best.passed_over.empty());
+
+  // The best fails its candidate check: the next best (r5), and the reason names r4.
+  std::vector<Json> failing = lines;
+  failing[4]["checks"]["candidate"]["status"] = "failed";
+  const auto next = choose_lock_revision(lock_candidates(failing), recorded_check);
+  ASSERT_NE(next.record, nullptr);
+  EXPECT_EQ((*next.record)["revision"], 5);
+  ASSERT_EQ(next.passed_over.size(), 1u);
+  EXPECT_EQ(next.passed_over[0], "r4 (candidate check failed)");
+
+  // A deferred check that cannot be completed is passed over with what would complete it.
+  const auto deferred = choose_lock_revision(lock_candidates(failing), [](const Json& l) {
+    ResolvedCheck r = recorded_check(l);
+    if (l["revision"] == 5) {
+      r.check = Json{{"status", "deferred"}};
+      r.why_not = "no CUDA output";
+    }
+    return r;
+  });
+  ASSERT_NE(deferred.record, nullptr);
+  EXPECT_EQ((*deferred.record)["revision"], 1);
+  EXPECT_EQ(deferred.passed_over, (std::vector<std::string>{"r4 (candidate check failed)", "r5 (candidate check deferred: no CUDA output)"}));
+
+  // None passes both: no record, every one passed over in D order.
+  for (auto& l : failing) l["checks"]["candidate"]["status"] = "failed";
+  const auto none = choose_lock_revision(lock_candidates(failing), recorded_check);
+  EXPECT_EQ(none.record, nullptr);
+  EXPECT_EQ(none.passed_over.size(), 4u);
+  // Equal D: the earlier record first (a resumed run locks what the first run would have).
+  const std::vector<Json> ties = {lock_record(0, "start", 0.03, "passed", "passed"), lock_record(1, "retained", 0.03, "passed", "passed")};
+  EXPECT_EQ((*choose_lock_revision(lock_candidates(ties), recorded_check).record)["revision"], 0);
 }
 
 }  // namespace
