@@ -251,6 +251,27 @@ TEST(MapProfile, KernelsOnLibraryInternalStreamsGoToTheLaunchBetween) {
   EXPECT_EQ(mapping.launches[3].primary().name, "ref2_extra");
 }
 
+// A vendor row on a library-internal stream between two launches that each have rows of their
+// own belongs to the earlier launch (the harness waits for each launch, so it ran before the
+// next one started), never to the candidate launched after it.
+TEST(MapProfile, AnInternalStreamRowBetweenTwoLaunchesWithRowsStaysWithTheEarlierOne) {
+  const auto csv = fake_csv({{"cand", 30, 5000, 1.0},
+                             {"gemm", 31, 3000, 1.5},
+                             {"splitk_reduce", 77, 400, 0.5},
+                             {"cand", 32, 5100, 1.0},
+                             {"gemm", 33, 3100, 1.5}});
+  const auto table = signature::NcuTable::parse(csv, "fake.csv");
+  const auto mapping =
+      map_profile(table, launches_for({{"c@g", 30}, {"reference@g", 31}, {"c@g", 32}, {"reference@g", 33}}), {});
+  EXPECT_EQ(mapping.method, "stream id, library-internal streams by launch order");
+  ASSERT_EQ(mapping.launches.size(), 4u);
+  ASSERT_EQ(mapping.launches[1].kernels.size(), 2u);
+  EXPECT_EQ(mapping.launches[1].kernels[1].name, "splitk_reduce");
+  ASSERT_EQ(mapping.launches[2].kernels.size(), 1u);
+  EXPECT_EQ(mapping.launches[2].primary().name, "cand");
+  EXPECT_EQ(mapping.launches[3].kernels.size(), 1u);
+}
+
 TEST(MapProfile, FallsBackToStreamOrderWhenIdsDiffer) {
   const auto csv = fake_csv({{"a", 101, 1000, 1.0}, {"b", 102, 1000, 2.0}, {"b2", 102, 500, 2.0}});
   const auto table = signature::NcuTable::parse(csv, "fake.csv");

@@ -265,6 +265,18 @@ std::string syscall_name(long nr) {
   return "";
 }
 
+std::vector<std::string> trapped_call_names() {
+  std::vector<std::string> out;
+  for (const auto& c : trapped_calls()) out.emplace_back(c.name);
+  return out;
+}
+
+std::vector<std::string> refused_call_names() {
+  std::vector<std::string> out;
+  for (const auto& c : refused_calls()) out.emplace_back(c.name);
+  return out;
+}
+
 Policy cuda_candidate_policy(const std::vector<std::string>& candidate_objects, const std::string& scratch_dir) {
   Policy p;
   // Libraries the driver and runtime may still load after initialization (ld.so's cache too).

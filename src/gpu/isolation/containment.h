@@ -69,6 +69,11 @@ Report apply(const Policy& policy);
 // The name of a system call number on this architecture ("" when not one we name).
 std::string syscall_name(long nr);
 
+// The filter's lists by name, in filter order (docs/gpu.md, "Isolation"): the calls that kill
+// the candidate with a report, and those refused with EPERM. Held whole by the tests.
+std::vector<std::string> trapped_call_names();
+std::vector<std::string> refused_call_names();
+
 // The environment switch read by the runner: VXSYNTH_CANDIDATE_CONTAINMENT=off|no-landlock|
 // no-seccomp|on (default on). An operator's escape hatch, never set by a candidate (the runner
 // reads it before any candidate code runs); every weakening is written to the report and log.

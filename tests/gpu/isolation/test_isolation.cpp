@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 
 #include <chrono>
 #include <cmath>
@@ -154,9 +155,12 @@ TEST(Isolation, PlantingAFileThroughARawOpenIsDenied) {
 // candidate of the batch still runs (in a fresh runner).
 TEST(Isolation, ProcessCreationDebuggingAndReadingTheParentAreKilledWithTheCallNamed) {
   TempDir dir("iso");
-  RunnerClient client(options(dir, {"raw_exec", "raw_fork", "raw_ptrace", "read_parent_memory", "replace_sigsys", "honest"}));
-  const std::vector<std::pair<int, std::string>> expect = {
-      {0, "execve"}, {1, "fork"}, {2, "ptrace"}, {3, "process_vm_readv"}, {4, "SIGSYS"}};
+  RunnerClient client(options(dir, {"raw_exec", "raw_fork", "raw_ptrace", "read_parent_memory", "write_parent_memory",
+                                     "replace_sigsys", "raw_clone", "honest"}));
+  const std::vector<std::pair<int, std::string>> expect = {{0, "execve"},           {1, "fork"},
+                                                           {2, "ptrace"},           {3, "process_vm_readv"},
+                                                           {4, "process_vm_writev"}, {5, "SIGSYS"},
+                                                           {6, "clone (a new process)"}};
   for (const auto& [c, word] : expect) {
     const auto r = client.launch(Linear(5).launch(c));
     EXPECT_FALSE(r.ok) << "candidate " << c << " was not stopped";
@@ -164,10 +168,42 @@ TEST(Isolation, ProcessCreationDebuggingAndReadingTheParentAreKilledWithTheCallN
     EXPECT_NE(r.failure.find("seccomp"), std::string::npos) << r.failure;
   }
   const Linear lin(6);
-  const auto r = client.launch(lin.launch(5));
+  const auto r = client.launch(lin.launch(7));
   ASSERT_TRUE(r.ok) << r.failure;
   EXPECT_EQ(lin.wrong(r.out), 0u);
-  EXPECT_EQ(client.starts(), 6);
+  EXPECT_EQ(client.starts(), 8);
+}
+
+// The filter's lists, whole: a call dropped from either (or moved from killed to refused) fails
+// here, and every killed call is named in docs/gpu.md's threat model.
+TEST(Isolation, TheTrappedAndRefusedCallListsAreComplete) {
+  std::vector<std::string> trapped = {"execve", "execveat", "ptrace", "process_vm_readv", "process_vm_writev"};
+#ifdef SYS_fork
+  trapped.insert(trapped.begin(), "fork");
+#endif
+#ifdef SYS_vfork
+  trapped.insert(trapped.begin() + 1, "vfork");
+#endif
+  EXPECT_EQ(trapped_call_names(), trapped);
+  std::vector<std::string> refused = {
+      "socket",          "socketpair",        "connect",        "bind",           "listen",
+      "accept",          "accept4",           "tkill",          "pidfd_open",     "pidfd_send_signal",
+      "pidfd_getfd",     "mount",             "umount2",        "pivot_root",     "chroot",
+      "unshare",         "setns",             "bpf",            "perf_event_open", "userfaultfd",
+      "keyctl",          "add_key",           "request_key",    "init_module",    "finit_module",
+      "delete_module",   "kexec_load",        "reboot",         "io_uring_setup", "io_uring_enter",
+      "io_uring_register", "open_by_handle_at", "name_to_handle_at", "process_madvise", "kcmp",
+      "acct",            "swapon",            "swapoff"};
+#ifdef SYS_kexec_file_load
+  refused.push_back("kexec_file_load");
+#endif
+  EXPECT_EQ(refused_call_names(), refused);
+  const std::string doc = read_text("../docs/gpu.md");
+  for (const auto& name : trapped) EXPECT_NE(doc.find("`" + name + "`"), std::string::npos) << name << " not in docs/gpu.md";
+  // Numbers and names agree (the runner's report names the call from its number).
+  EXPECT_EQ(syscall_name(SYS_process_vm_writev), "process_vm_writev");
+  EXPECT_EQ(syscall_name(SYS_execveat), "execveat");
+  EXPECT_EQ(syscall_name(SYS_kcmp), "kcmp");
 }
 
 TEST(Isolation, ASharedObjectConstructorCannotRunBeforeContainment) {
