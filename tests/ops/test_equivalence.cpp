@@ -181,6 +181,37 @@ TEST(Equivalence, ActivationSlackIsPinned) {
   EXPECT_NEAR(siglip.rtol, 1.2254e-2, 5e-7);
 }
 
+// A conv's bias added by PyTorch in a separate step (source check only): one more output rounding,
+// rtol += u_out and atol += 0.5 u_out (|bias| <= 0.5 for generated inputs), on every path; the
+// candidate check fuses the bias and gets nothing (docs/tolerances.md, "An unfused vendor
+// epilogue", and its bf16 conv row, pinned here).
+TEST(Equivalence, ConvBiasSlackIsPinnedOnEveryPath) {
+  for (PrecisionPath p : {PrecisionPath::fp32, PrecisionPath::tf32, PrecisionPath::bf16, PrecisionPath::fp16}) {
+    const OpSpec plain = make_conv("conv", p, 2, 64, 64, {30, 40}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false);
+    const OpSpec biased = make_conv("conv", p, 2, 64, 64, {30, 40}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true);
+    const double u = unit_roundoff(storage_dtype(p));
+    const Tolerance t0 = tolerance_for(plain, Check::source), t = tolerance_for(biased, Check::source);
+    EXPECT_DOUBLE_EQ(t.rtol - t0.rtol, u) << to_string(p);
+    EXPECT_DOUBLE_EQ(t.atol - t0.atol, 0.5 * u) << to_string(p);
+    EXPECT_EQ(t.max_bias, t0.max_bias) << to_string(p);  // a second rounding to nearest adds no bias
+    const Tolerance c0 = tolerance_for(plain, Check::candidate), c = tolerance_for(biased, Check::candidate);
+    EXPECT_EQ(c.atol, c0.atol) << to_string(p);
+    EXPECT_EQ(c.rtol, c0.rtol) << to_string(p);
+  }
+  // The docs' bf16 3x3 conv row (K = 576, bias): source 1.97e-3 / 1.17e-2, candidate 1.85e-5 / 7.83e-3.
+  const OpSpec bf16 = make_conv("conv", PrecisionPath::bf16, 2, 64, 64, {30, 40}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true);
+  const Tolerance s = tolerance_for(bf16, Check::source), c = tolerance_for(bf16, Check::candidate);
+  EXPECT_NEAR(s.atol, 1.9716e-3, 5e-8);
+  EXPECT_NEAR(s.rtol, 1.17372e-2, 5e-8);
+  EXPECT_NEAR(c.atol, 1.8494e-5, 5e-9);
+  EXPECT_NEAR(c.rtol, 7.8310e-3, 5e-8);
+  // The docs' Diffusion Policy up0.res0.conv1 row (tf32, K = 20480, bias) at the op level.
+  const OpSpec dp = make_conv("dp", PrecisionPath::tf32, 1, 4096, 1024, {4}, {5}, {1}, {2}, {1}, 1, true);
+  ASSERT_EQ(dp.reduction_length(), 20480);
+  EXPECT_NEAR(tolerance_for(dp, Check::source).atol, 2.14e-3, 5e-6);
+  EXPECT_NEAR(tolerance_for(dp, Check::source).rtol, 3.64e-4, 5e-7);
+}
+
 // The fp16-subnormal term of a tf32 op's candidate check (Vortex rounds to fp16): n(lambda) events
 // of 2^-25 each, lambda = K 2^-14 (1 + sqrt(K)/3); 27 at K = 4608. Far below the atol's own size,
 // so it is pinned as a difference, exactly.

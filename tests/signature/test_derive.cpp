@@ -15,6 +15,7 @@ namespace {
 
 using testing::add_column;
 using testing::read_text;
+using testing::set_column;
 
 const char* kBf16 = "data/h200/ncu-probe-bf16-matmul-linear-conv.csv";
 const char* kFp32 = "data/h200/ncu-probe-fp32-matmul-linear-conv.csv";
@@ -117,6 +118,24 @@ TEST(Derive, EveryFormulaWithTheFullCounterList) {
                    (1048576.0 + 2 * 65536.0 + 4 * 32 + 2 * 5 + 7 + 11 + 1024) / 4214528.0);
   for (const auto& k : sigs)
     for (const auto& m : metric_table()) EXPECT_TRUE(k.values[index_of(m.id)]) << m.key;
+}
+
+// Arithmetic intensity counts every tensor path once: bf16, fp16, tf32 and fp8 operations each
+// non-zero and distinct on one row (so a path dropped, or another counted in its place, moves
+// the value), checked exactly against the hand sum.
+TEST(Derive, ArithmeticIntensityCountsEveryTensorPath) {
+  std::string csv = with_full_counter_list(read_text(kFp32));
+  csv = set_column(csv, "sm__ops_path_tensor_src_bf16_dst_fp32.sum", {"0", "0", "0", "2,000,003"});
+  csv = set_column(csv, "sm__ops_path_tensor_src_fp16.sum", {"0", "0", "0", "300,007"});
+  csv = set_column(csv, "sm__ops_path_tensor_src_tf32_dst_fp32.sum", {"0", "0", "0", "40,009"});
+  csv = set_column(csv, "sm__ops_path_tensor_src_fp8.sum", {"0", "0", "0", "5,011"});
+  const auto sigs = derive_signatures(NcuTable::parse(csv, "tensor.csv"), DeriveOptions{});
+  ASSERT_EQ(sigs.size(), 4u);
+  const double simt = 1048576.0 + 2 * 65536.0 + 4 * 32 + 2 * 5 + 7 + 11;
+  const double tensor = 2000003.0 + 300007.0 + 40009.0 + 5011.0;
+  EXPECT_DOUBLE_EQ(v(sigs[3], MetricId::kArithmeticIntensity), (simt + tensor) / 4214528.0);
+  // The other rows are unchanged by the edit (no tensor operations there).
+  EXPECT_DOUBLE_EQ(v(sigs[0], MetricId::kArithmeticIntensity), (1048576.0 + 2 * 65536.0) / 4214528.0);
 }
 
 // An ncu that reports the load data bytes and sectors but not the bytes-per-sector percentage

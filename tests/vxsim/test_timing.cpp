@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "program_util.h"
+#include "vxsim/timing/cache.h"
 #include "vxsim/timing/vortex2.h"
 
 using namespace vxsim_test;
@@ -200,6 +201,63 @@ TEST(Timing, L2SeesTheL1Misses) {
   EXPECT_GT(s.l2.reads, 0u);
   EXPECT_LE(s.l2.reads, s.dcache.read_misses + s.icache.read_misses);
   EXPECT_LE(s.memory.reads, s.l2.reads);
+}
+
+namespace {
+
+// The level behind a cache in the cache's own tests: a fixed latency, and a count of what came.
+class CountingLevel final : public timing::MemLevel {
+ public:
+  uint64_t request(uint64_t cycle, uint64_t, bool write) override {
+    ++(write ? writes : reads);
+    return cycle + 10;
+  }
+  uint64_t reads = 0, writes = 0;
+};
+
+}  // namespace
+
+// The L1's counts on a sequence whose every hit and miss is known: write-through without write
+// allocation (a write to an absent line misses and installs nothing; a write to a present line
+// hits), reads install, every write goes on to the next level.
+TEST(TimingCache, HitsAndMissesOfReadsAndWritesAreCountedApart) {
+  CountingLevel next;
+  timing::Cache cache(/*size*/ 1024, /*ways*/ 2, /*line*/ 64, /*banks*/ 1, /*mshrs*/ 4, /*latency*/ 2, &next);
+  uint64_t cycle = 0;
+  auto at = [&](uint64_t addr, bool write) {
+    cycle += 100;  // far apart: no bank or MSHR waits
+    return cache.request(cycle, addr, write);
+  };
+  at(0x000, true);   // write miss: line 0 absent
+  at(0x004, true);   // write miss again: nothing was allocated
+  at(0x008, false);  // read miss: line 0 installed
+  at(0x00c, true);   // write hit
+  at(0x010, false);  // read hit
+  at(0x400, true);   // write miss: another line of the same set
+  at(0x03c, true);   // write hit: the last word of line 0
+  const timing::CacheStats& s = cache.stats();
+  EXPECT_EQ(s.writes, 5u);
+  EXPECT_EQ(s.write_misses, 3u);
+  EXPECT_EQ(s.reads, 2u);
+  EXPECT_EQ(s.read_misses, 1u);
+  EXPECT_EQ(s.bank_stalls, 0u);
+  EXPECT_EQ(s.mshr_stalls, 0u);
+  EXPECT_EQ(next.writes, 5u);  // write-through: hits go on too
+  EXPECT_EQ(next.reads, 1u);   // only the read miss
+  // Batched requests count as the same requests one by one.
+  timing::Cache batched(1024, 2, 64, 1, 4, 2, &next);
+  const uint32_t lines[] = {0x000, 0x040, 0x000};
+  batched.request_lines(1000, lines, 3, false);  // two misses, then a merge with the first fill
+  batched.request_lines(2000, lines, 3, true);   // three write hits
+  EXPECT_EQ(batched.stats().reads, 3u);
+  EXPECT_EQ(batched.stats().read_misses, 3u);  // a merged miss is a miss
+  EXPECT_EQ(batched.stats().writes, 3u);
+  EXPECT_EQ(batched.stats().write_misses, 0u);
+  // One bank: the reads at cycle 1000 wait 0, 1 and 2 cycles for it (3). Each write holds the
+  // bank until the next level takes it (10 cycles later here, the bank's own 2 cycles of latency
+  // overlapping), so the three writes at cycle 2000 wait 0, 10 and 20 (30).
+  EXPECT_EQ(batched.stats().bank_stalls, 33u);
+  EXPECT_EQ(batched.stats().mshr_stalls, 0u);
 }
 
 // Pinned figures: a change meant only to make the model faster must leave every cycle where it
