@@ -10,7 +10,7 @@ CMAKE_FLAGS += -DVXSYNTH_WERROR=ON
 endif
 VXSYNTH := $(BUILD)/vxsynth
 
-.PHONY: all deps build run demo test test-gpu bench clean
+.PHONY: all deps build run demo test test-gpu test-mutants bench clean
 
 all: build
 
@@ -44,6 +44,12 @@ test-gpu:
 	  echo "test-gpu: GPU machine: using the existing build in $(BUILD)"; \
 	else $(MAKE) --no-print-directory build; fi
 	@scripts/gpu-ctest $(BUILD) $(CTEST_ARGS)
+
+# Mutation testing (not in CI: about an hour on 2 cores the first time, its scratch build
+# included): the curated mutants of tests/mutation/mutants.toml, each built and tested in a
+# scratch copy (BUILD-mutants/), caught or survived, and the mutation score (docs/development.md).
+test-mutants: deps
+	@$(PY) scripts/test-mutants --build $(BUILD) --jobs $(JOBS) $(MUTANTS_ARGS)
 
 bench: build
 	@scripts/run-bench $(BUILD)
