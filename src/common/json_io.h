@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
-namespace vxsynth {
+#include "common/json_fwd.h"
 
-using Json = nlohmann::ordered_json;
+namespace vxsynth {
 
 // Reads and parses a JSON file; InputError names the file and the parse position.
 Json read_json_file(const std::string& path);

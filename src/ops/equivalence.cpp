@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/json_io.h"
 #include "ops/parallel.h"
 #include "ops/reference.h"
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/json_io.h"
+#include "common/json_fwd.h"
 #include "ops/op_spec.h"
 #include "ops/tensor.h"
 

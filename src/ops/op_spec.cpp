@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/json_io.h"
 
 namespace vxsynth::ops {
 

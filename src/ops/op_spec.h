@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "common/json_io.h"
+#include "common/json_fwd.h"
 #include "ops/precision.h"
 #include "ops/tensor.h"
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/json_io.h"
 #include "emulate.h"
 #include "ops/equivalence.h"
 #include "ops/inputs.h"

@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "common/error.h"
+#include "common/json_io.h"
 #include "temp_dir.h"
 #include "ops/op_spec.h"
 

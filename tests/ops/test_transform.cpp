@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "common/json_io.h"
 #include "ops/equivalence.h"
 #include "ops/inputs.h"
 #include "ops/op_spec.h"
