@@ -403,28 +403,51 @@ INSTANTIATE_TEST_SUITE_P(Tolerances, RealShape, ::testing::Range<std::size_t>(0,
 // the refinement loop reads them), with their real K: up to 20480 for Diffusion Policy's tf32
 // conv1d, whose generated SIMT candidates (fp32 operands) the tf32 check once rejected on the
 // H200 at 1.03-1.9x the allowed error.
-TEST(Tolerances, SuiteShapesPassCorrectAndFailMutations) {
+std::vector<std::filesystem::path> suite_references() {
   const std::filesystem::path suite = "../suite/vx-robotics/h200";
   std::vector<std::filesystem::path> refs;
-  for (const auto& e : std::filesystem::directory_iterator(suite)) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(suite, ec)) {
     if (std::filesystem::exists(e.path() / "reference.json")) refs.push_back(e.path() / "reference.json");
   }
   std::sort(refs.begin(), refs.end());
-  ASSERT_GE(refs.size(), 15u) << "suite references under " << suite;
+  return refs;
+}
+
+// The served op: diffusion_policy-1/-3/-4/-5 are layout transforms of their conv1d (exact check,
+// tests/ops/test_transform.cpp); the tolerances here are the convs'.
+OpSpec suite_op(const std::filesystem::path& ref) {
+  OpSpec spec = design::op_spec_from_reference(read_json_file(ref.string()), ref.string(), true);
+  spec.name = ref.parent_path().filename().string();
+  return spec;
+}
+
+TEST(Tolerances, SuiteShapesAreTheSuitesReferences) {
+  const auto refs = suite_references();
+  ASSERT_GE(refs.size(), 15u) << "suite references under ../suite/vx-robotics/h200";
+  int tf32 = 0;
+  for (const auto& ref : refs) tf32 += suite_op(ref).precision == PrecisionPath::tf32;
+  EXPECT_EQ(tf32, 6);  // act-5 conv2d and diffusion_policy-1..5 conv1d
+}
+
+// One test per reference (the list is read when the tests are registered, from tests/).
+class SuiteShape : public ::testing::TestWithParam<std::filesystem::path> {};
+
+TEST_P(SuiteShape, PassesCorrectAndFailsMutations) {
   print_header();
   std::map<std::string, int> caught, tried;
-  int tf32 = 0;
-  for (const auto& ref : refs) {
-    // The served op: diffusion_policy-1/-3/-4/-5 are layout transforms of their conv1d (exact
-    // check, tests/ops/test_transform.cpp); the tolerances here are the convs'.
-    OpSpec spec = design::op_spec_from_reference(read_json_file(ref.string()), ref.string(), true);
-    spec.name = ref.parent_path().filename().string();
-    tf32 += spec.precision == PrecisionPath::tf32;
-    check_shape(spec, caught, tried);
-  }
-  EXPECT_EQ(tf32, 6);  // act-5 conv2d and diffusion_policy-1..5 conv1d
+  check_shape(suite_op(GetParam()), caught, tried);
   print_caught(caught, tried);
 }
+
+std::string suite_test_name(const ::testing::TestParamInfo<std::filesystem::path>& p) {
+  const std::string bench = p.param.parent_path().filename().string();
+  std::string out;
+  for (char c : bench) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Tolerances, SuiteShape, ::testing::ValuesIn(suite_references()), suite_test_name);
 
 // Near-zero outputs: mirrored halves cancel exactly, so the exact result is (nearly) zero while a
 // correct fp32 accumulation leaves a residue of a few fp32 ulps of the partial sums. rtol alone
