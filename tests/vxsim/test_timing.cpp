@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "program_util.h"
 #include "vxsim/timing/cache.h"
+#include "vxsim/timing/memory_model.h"
 #include "vxsim/timing/vortex2.h"
 
 using namespace vxsim_test;
@@ -258,6 +259,28 @@ TEST(TimingCache, HitsAndMissesOfReadsAndWritesAreCountedApart) {
   // overlapping), so the three writes at cycle 2000 wait 0, 10 and 20 (30).
   EXPECT_EQ(batched.stats().bank_stalls, 33u);
   EXPECT_EQ(batched.stats().mshr_stalls, 0u);
+}
+
+// The DRAM row model (off by default; a parameter away): a request to a bank whose open row is
+// another one first waits row_miss_cycles for the bank, and is counted; one to the open row does
+// not. One channel, one bank, rows of 32 lines, latency 10 so the responses show the waits.
+TEST(TimingMemory, RowMissesWaitForTheirBankAndAreCounted) {
+  timing::FixedLatencyMemory::Shape shape;
+  shape.channels = 1;
+  shape.line = 64;
+  shape.latency = 10;
+  shape.cycles_per_line = 2;
+  shape.dram_banks = 1;
+  shape.row_lines = 32;
+  shape.row_miss_cycles = 20;
+  timing::FixedLatencyMemory mem(shape);
+  EXPECT_EQ(mem.request(1000, 0, false), 1022u);    // row 1 opened: 20 + 2 on the bus
+  EXPECT_EQ(mem.request(2000, 64, false), 2010u);   // the same row: latency only
+  EXPECT_EQ(mem.request(3000, 2048, false), 3022u);  // line 32: row 2
+  EXPECT_EQ(mem.request(3001, 0, false), 3044u);    // row 1 again, behind row 2's transfer
+  EXPECT_EQ(mem.stats().row_misses, 3u);
+  EXPECT_EQ(mem.stats().bank_stalls, 20u + 0u + 20u + 41u);
+  EXPECT_EQ(mem.stats().reads, 4u);
 }
 
 // Pinned figures: a change meant only to make the model faster must leave every cycle where it
