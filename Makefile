@@ -45,7 +45,7 @@ test-gpu:
 	else $(MAKE) --no-print-directory build; fi
 	@scripts/gpu-ctest $(BUILD) $(CTEST_ARGS)
 
-# Mutation testing (not in CI: about an hour on 2 cores the first time, its scratch build
+# Mutation testing (not in CI: about 25 minutes on 2 cores the first time, its scratch build
 # included): the curated mutants of tests/mutation/mutants.toml, each built and tested in a
 # scratch copy (BUILD-mutants/), caught or survived, and the mutation score (docs/development.md).
 test-mutants: deps

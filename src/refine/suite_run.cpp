@@ -471,11 +471,10 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
       results.push_back(lr);
       continue;
     }
-    const Json* best = choice.record;
+    const Json& rec = *choice.record;
     const Json& candidate_check = choice.check.check;
     const Json& checked_sources = choice.check.sources;
     const std::string& check_from = choice.check.from;
-    const Json& rec = *best;
     // A chain of another name may have been scored against another reference: its D must be the
     // benchmark's D, recomputed from the record's signature.
     if (chain_name != b.name) {

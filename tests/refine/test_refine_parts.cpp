@@ -832,12 +832,6 @@ TEST(DeferredCheck, RunsFromTheKeptCudaOutput) {
   EXPECT_NE(o.message.find("differs between the CUDA run and the Vortex benchmark"), std::string::npos) << o.message;
 }
 
-}  // namespace
-}  // namespace vxsynth::refine
-
-namespace vxsynth::refine {
-namespace {
-
 // One record line as the loop writes it, reduced to what a lock's choice reads.
 Json lock_record(int revision, const std::string& decision, double d, const std::string& source, const std::string& candidate) {
   return Json{{"revision", revision},

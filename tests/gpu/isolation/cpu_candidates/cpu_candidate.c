@@ -140,23 +140,16 @@ int vxsynth_cpu_candidate_launch(const vxsynth_problem* p, const vxsynth_buffers
     case RAW_PTRACE:
       raw_syscall(SYS_ptrace, 0 /* PTRACE_TRACEME */, 0, 0);
       break;
-    case READ_PARENT_MEMORY: {
-      char local[16], remote[16];
-      struct {
-        void* base;
-        unsigned long len;
-      } l = {local, 16}, r = {remote, 16};
-      raw_syscall6(SYS_process_vm_readv, raw_syscall(SYS_getppid, 0, 0, 0), (long)&l, 1, (long)&r, 1, 0);
-      break;
-    }
+    case READ_PARENT_MEMORY:
     case WRITE_PARENT_MEMORY: {
-      /* Overwrites memory of the parent (where it keeps the vendor output it compares with). */
+      /* Reads, or overwrites, memory of the parent (where it keeps the vendor output). */
       char local[16] = "vxsynth-planted", remote[16];
       struct {
         void* base;
         unsigned long len;
       } l = {local, 16}, r = {remote, 16};
-      raw_syscall6(SYS_process_vm_writev, raw_syscall(SYS_getppid, 0, 0, 0), (long)&l, 1, (long)&r, 1, 0);
+      raw_syscall6(CHEAT == READ_PARENT_MEMORY ? SYS_process_vm_readv : SYS_process_vm_writev,
+                   raw_syscall(SYS_getppid, 0, 0, 0), (long)&l, 1, (long)&r, 1, 0);
       break;
     }
     case CACHED: {
