@@ -146,7 +146,11 @@ int run_refine(const RefineOptions& o) {
   std::cout << refine::format_table(result);
   std::cout << "\nevaluations: " << result.evaluated << " made (" << result.evaluated - result.confirmations
             << " candidates profiled, " << result.confirmations << " confirmations of screened ones), " << result.reused
-            << " reused from " << o.out << "/evaluations; device " << result.device_seconds << " s"
+            << " reused from " << o.out << "/evaluations"
+            << (result.superseded > 0 ? " (" + std::to_string(result.superseded) +
+                                            " stored for another source of the same design, measured again; kept in evaluations/superseded)"
+                                      : std::string())
+            << "; device " << result.device_seconds << " s"
             << (result.build_seconds > 0 ? " (builds " + std::to_string(static_cast<int>(result.build_seconds + 0.5)) + " s)" : "")
             << ", simulator " << result.sim_seconds << " s\n";
   std::cout << "records: " << o.out << "/<chain>/revisions.jsonl\n";

@@ -41,16 +41,11 @@ BenchmarkFiles write_benchmark(const design::DesignPoint& d, const std::string& 
   if (ec) throw WorkError("cannot create " + dir + ": " + ec.message());
   design::write_design(files.design_json, d);
   write_text(files.cuda_source, cuda);
-  std::vector<std::string> to_format = {files.cuda_source};
 
   VortexCheck check{files.tolerance.atol, files.tolerance.rtol, options.seed};
   for (const auto& f : emit_vortex(d, check)) {
     const fs::path path = fs::path(files.vortex_dir) / f.name;
     write_text(path, f.text);
-    // main.cpp is vortex_host/main.cpp as it is and vx_branchless.h a copy of vortex-rt's, both
-    // kept byte for byte; the generated sources get the house style.
-    const bool copied = f.name == "main.cpp" || f.name == "vx_branchless.h";
-    if ((path.extension() == ".h" || path.extension() == ".cpp") && !copied) to_format.push_back(path.string());
   }
   if (options.write_data) {
     const fs::path data = fs::path(files.vortex_dir) / "data";
@@ -61,7 +56,6 @@ BenchmarkFiles write_benchmark(const design::DesignPoint& d, const std::string& 
     ref.side = ops::Side::vortex;
     ops::write_tensor_file((data / "expected.vxt").string(), ops::compute_reference(d.op, inputs, ref));
   }
-  if (options.format) format_sources(to_format);
   return files;
 }
 

@@ -17,7 +17,6 @@ namespace vxsynth::codegen {
 
 struct BenchmarkOptions {
   std::uint64_t seed = 1;   // input seed (ops::generate_inputs)
-  bool format = true;       // clang-format the sources when it is installed
   bool write_data = true;   // inputs + reference output under vortex/data
 };
 

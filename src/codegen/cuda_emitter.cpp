@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "codegen/compose.h"
+#include "codegen/layout.h"
 #include "codegen/cuda_abi.h"
 #include "codegen/emit.h"
 #include "codegen/hopper_emitter.h"
@@ -195,7 +196,8 @@ std::string entry_points(const DesignPoint& d) {
 
 std::string main_kernel_name(const DesignPoint& d) { return design::is_transform(d) ? "transform" : "gemm"; }
 
-std::string emit_cuda(const DesignPoint& d) {
+// The candidate's text before lay_out.
+static std::string flat_cuda(const DesignPoint& d) {
   if (design::is_transform(d)) return emit_transform_cuda(d);
   if (design::is_hopper(d)) return emit_hopper_cuda(d);
   design::require_valid(d, "design " + design::procedural_name(d));
@@ -225,5 +227,7 @@ std::string emit_cuda(const DesignPoint& d) {
   s << host_code(d) << "}  // namespace\n\n" << entry_points(d);
   return s.str();
 }
+
+std::string emit_cuda(const DesignPoint& d) { return lay_out(flat_cuda(d)); }
 
 }  // namespace vxsynth::codegen

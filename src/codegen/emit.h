@@ -42,7 +42,4 @@ struct VortexCheck {
 // InputError for an invalid design.
 std::vector<SourceFile> emit_vortex(const design::DesignPoint& d, const VortexCheck& check);
 
-// clang-format over the files (in place); false when clang-format is not installed.
-bool format_sources(const std::vector<std::string>& paths);
-
 }  // namespace vxsynth::codegen

@@ -157,6 +157,7 @@ Json Evaluation::to_json() const {
   j["sim_seconds"] = sim_seconds;
   j["cuda_sha256"] = cuda_sha256;
   j["vortex_sha256"] = vortex_sha256;
+  if (!generator.unversioned()) j["generator"] = codegen::generator_to_json(generator);
   return j;
 }
 
@@ -165,7 +166,8 @@ Evaluation Evaluation::from_json(const Json& j, const std::string& file) {
   for (const auto& [k, _] : j.items()) {
     static const char* known[] = {"schema",          "key",             "design_name", "origin",
                                   "source_check",    "profiles",        "launch_block_size", "device_seconds",
-                                  "build_seconds",   "candidate_check", "sim_seconds",     "cuda_sha256", "vortex_sha256"};
+                                  "build_seconds",   "candidate_check", "sim_seconds",     "cuda_sha256", "vortex_sha256",
+                                  "generator"};
     bool ok = false;
     for (const char* n : known) ok |= k == n;
     if (!ok) throw InputError(file, k, "unknown field");
@@ -190,6 +192,7 @@ Evaluation Evaluation::from_json(const Json& j, const std::string& file) {
   e.sim_seconds = number_or(j, "sim_seconds", 0);
   e.cuda_sha256 = text_or(j, "cuda_sha256");
   e.vortex_sha256 = text_or(j, "vortex_sha256");
+  e.generator = codegen::generator_from_json(j, file);
   return e;
 }
 
@@ -227,6 +230,19 @@ std::vector<std::string> EvaluationStore::keys() const {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+void EvaluationStore::supersede(const std::string& key) const {
+  const auto e = get(key);
+  if (!e) return;
+  const fs::path dir = fs::path(dir_) / "superseded";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const std::string digest = e->cuda_sha256.empty() ? std::string("unknown") : e->cuda_sha256.substr(0, 12);
+  fs::path to = dir / (key + "-" + digest + ".json");
+  for (int n = 2; fs::exists(to); ++n) to = dir / (key + "-" + digest + "-" + std::to_string(n) + ".json");
+  fs::rename(path_of(key), to, ec);
+  if (ec) throw WorkError("cannot move " + path_of(key) + " to " + to.string() + ": " + ec.message());
 }
 
 int import_evaluations(const EvaluationStore& from, const EvaluationStore& into) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/generator.h"
 #include "common/json_io.h"
 #include "design/design_point.h"
 #include "signature/metrics.h"
@@ -32,6 +33,9 @@ struct Candidate {
   std::string cuda_source;     // "" = generated from `design`
   std::string vortex_kernel;   // "" = generated from `design`; else a kernel.cpp for the design's benchmark
   std::string vortex_sha256;   // of vortex_kernel ("" when generated): a recorded candidate check must match it
+  // Of the CUDA source this candidate is now ("" unknown): a stored evaluation is reused only
+  // for the same source, so a generator that writes other text for the design profiles again.
+  std::string cuda_sha256;
   int repeats = 0;             // profiles wanted; 0 = the evaluator's own number
 };
 
@@ -68,7 +72,11 @@ struct Evaluation {
   std::optional<CheckOutcome> candidate_check;    // once run
   double sim_seconds = 0;                         // of the candidate check
   std::string cuda_sha256, vortex_sha256;         // of the sources evaluated ("" unknown)
+  codegen::GeneratorId generator;                 // that wrote them (version 0: before versions)
   std::string origin;                             // where the numbers were measured
+
+  // Whether this evaluation measured candidate c's CUDA source (by digest, when both are known).
+  bool measured(const Candidate& c) const { return cuda_sha256.empty() || c.cuda_sha256.empty() || cuda_sha256 == c.cuda_sha256; }
 
   bool profiled() const { return !profiles.empty(); }
   void set_mean();  // mean from profiles
@@ -91,6 +99,9 @@ class EvaluationStore {
   // Written to a temporary file and renamed, so a kill leaves the old entry or the new one.
   void put(const Evaluation& e) const;
   std::vector<std::string> keys() const;
+  // Moves key's entry to superseded/<key>-<digest>.json (kept, never read again as the key's):
+  // the candidate's source is no longer the one it measured.
+  void supersede(const std::string& key) const;
 
  private:
   std::string path_of(const std::string& key) const;

@@ -10,7 +10,8 @@ CachingEvaluator::CachingEvaluator(std::unique_ptr<Evaluator> inner, EvaluationS
     : inner_(std::move(inner)), store_(std::move(store)) {}
 
 bool CachingEvaluator::available(const Candidate& c) const {
-  return store_.get(c.key).has_value() || inner_->available(c);
+  const auto e = store_.get(c.key);
+  return (e && (e->measured(c) || !inner_->measures_sources())) || inner_->available(c);
 }
 
 std::vector<Evaluation> CachingEvaluator::evaluate(const std::vector<Candidate>& batch) {
@@ -19,10 +20,19 @@ std::vector<Evaluation> CachingEvaluator::evaluate(const std::vector<Candidate>&
   std::vector<std::size_t> where;
   std::map<std::string, std::size_t> first;  // one evaluation per key, even if two chains ask
   for (std::size_t i = 0; i < batch.size(); ++i) {
-    if (auto e = store_.get(batch[i].key)) {
+    auto e = store_.get(batch[i].key);
+    if (e && (e->measured(batch[i]) || !inner_->measures_sources())) {
       out[i] = *e;
       ++reused_;
-    } else if (!first.count(batch[i].key)) {
+      continue;
+    }
+    if (e) {
+      // Another source under the same design (another generator's text): measured again, the
+      // old evaluation kept aside.
+      store_.supersede(batch[i].key);
+      ++superseded_;
+    }
+    if (!first.count(batch[i].key)) {
       first[batch[i].key] = pending.size();
       pending.push_back(batch[i]);
       where.push_back(i);

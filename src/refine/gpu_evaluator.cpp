@@ -9,6 +9,7 @@
 
 #include "codegen/benchmark.h"
 #include "codegen/emit.h"
+#include "codegen/generator.h"
 #include "common/error.h"
 #include "gpu/candidate_build.h"
 #include "gpu/elf_inspect.h"
@@ -195,6 +196,7 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& bat
     out[i].key = batch[i].key;
     out[i].design_name = batch[i].cuda_source.empty() ? design::procedural_name(batch[i].design) : "";
     out[i].cuda_sha256 = sha256_file(sources[i]);
+    out[i].generator = codegen::current_generator();  // wrote the Vortex side, and the CUDA side of a design
     out[i].source_check.status = "error";
     out[i].source_check.message = "not profiled";
   }

@@ -9,6 +9,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "codegen/emit.h"
 #include "common/error.h"
 #include "design/seed.h"
 #include "signature/signature.h"
@@ -62,7 +63,9 @@ Candidate candidate_for(const ChainState& c, const Proposal& p, int revision) {
   k.cuda_source = p.cuda_source;
   k.vortex_kernel = p.vortex_kernel;
   if (!k.vortex_kernel.empty()) k.vortex_sha256 = sha256_file(k.vortex_kernel);
-  k.key = k.cuda_source.empty() ? design_key(k.design) : source_key(read_text(k.cuda_source));
+  const std::string cuda = k.cuda_source.empty() ? codegen::emit_cuda(k.design) : read_text(k.cuda_source);
+  k.key = k.cuda_source.empty() ? design_key(k.design) : source_key(cuda);
+  k.cuda_sha256 = sha256_hex(cuda);
   return k;
 }
 
@@ -132,6 +135,7 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
     const Evaluation& e = p.evaluation;
     r.cuda_sha256 = e.cuda_sha256;
     r.vortex_sha256 = p.candidate.vortex_sha256;
+    r.generator = e.generator;
     r.source_check = e.source_check;
     r.signature = e.mean;
     r.profiles = static_cast<int>(e.profiles.size());
@@ -434,6 +438,7 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
   }
   result.evaluated = evaluator.evaluated();
   result.reused = evaluator.reused();
+  result.superseded = evaluator.superseded();
   result.confirmations = confirmations;
   result.device_seconds = device;
   result.build_seconds = builds;

@@ -53,6 +53,7 @@ struct LoopResult {
   // candidate's confirmation (its further profiles) as an evaluation of its own: the
   // candidates profiled now are evaluated - confirmations.
   int evaluated = 0, reused = 0, confirmations = 0;
+  int superseded = 0;  // stored evaluations of another source under the same key, measured again
   double device_seconds = 0, sim_seconds = 0;
   double build_seconds = 0;  // of device_seconds: the candidates' builds (GPU evaluator)
 };

@@ -80,6 +80,7 @@ Json RevisionRecord::to_json() const {
   j["design"] = design_name;
   j["key"] = key;
   j["sources"] = {{"cuda_sha256", cuda_sha256}, {"vortex_sha256", vortex_sha256}};
+  if (!generator.unversioned()) j["generator"] = codegen::generator_to_json(generator);
   j["checks"] = {{"source", source_check.to_json()}, {"candidate", candidate_check.to_json()}};
   Json sig = Json::object(), dist = Json::object();
   for (const auto& m : signature::metric_table()) {

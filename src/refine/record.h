@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/generator.h"
 #include "common/json_io.h"
 #include "design/move.h"
 #include "refine/evaluation.h"
@@ -37,6 +38,7 @@ struct RevisionRecord {
   std::string why;                   // why these metrics, why this move
   std::string same_operator;         // why the candidate still implements the same operator
   std::string design_name, key, cuda_sha256, vortex_sha256;
+  codegen::GeneratorId generator;  // of the evaluation (version 0: unversioned, or not evaluated)
   CheckOutcome source_check, candidate_check;
   signature::MetricValues signature{};
   int profiles = 0;

@@ -23,6 +23,7 @@ class ReplayEvaluator : public Evaluator {
   // Several stores: the first that holds a key answers.
   ReplayEvaluator(const std::vector<std::string>& store_dirs, std::string work_dir, SimCheck sim, double pace_seconds = 0);
   std::string name() const override { return "replay"; }
+  bool measures_sources() const override { return false; }
   bool available(const Candidate& c) const override;
   std::vector<Evaluation> evaluate(const std::vector<Candidate>& batch) override;
   std::vector<std::pair<CheckOutcome, double>> candidate_check(const std::vector<Candidate>& batch) override;

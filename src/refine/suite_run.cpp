@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "codegen/benchmark.h"
+#include "codegen/generator.h"
 #include "common/error.h"
 #include "design/design_point.h"
 #include "design/seed.h"
@@ -524,9 +525,10 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
     const std::string got_sha = sha256_file(files.cuda_source);
     if (!want_sha.empty() && got_sha != want_sha) {
       fs::remove_all(dest);
-      lr.why = "the CUDA source generated now differs from the one profiled (sha256 " + got_sha.substr(0, 12) + " vs " +
-               want_sha.substr(0, 12) + "), and the run folder does not hold the profiled source (" + (saved / "candidate.cu").string() +
-               "): the generator changed since the run; refine again";
+      lr.why = "the CUDA source " + codegen::describe(codegen::current_generator()) + " writes differs from the one profiled (sha256 " +
+               got_sha.substr(0, 12) + " vs " + want_sha.substr(0, 12) + ", written by " +
+               codegen::describe(codegen::generator_from_json(rec, chain_dir.string() + "/revisions.jsonl")) +
+               "), and the run folder does not hold the profiled source (" + (saved / "candidate.cu").string() + "): refine again";
       results.push_back(lr);
       continue;
     }
@@ -573,6 +575,8 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
              // The chain may start from another design than the reference's seed (--start).
              {"start_is_seed", lines.front().value("design", "") == design::procedural_name(design::seed_from_reference(b.reference))},
              {"retention", rec["retention"]},
+             // The generator of the profiled CUDA source (absent: the unversioned one).
+             {"generator", rec.contains("generator") ? rec["generator"] : Json(nullptr)},
              {"nearest_reference", b.nearest},
              {"nearest_reference_d", b.nearest_d},
              {"revisions", static_cast<int>(lines.size()) - 1},
@@ -607,7 +611,11 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
              // Whether the committed CUDA file is byte for byte the one evaluated (the record's digest).
              {"cuda_source_verified", !want_sha.empty()},
              // The Vortex sources the candidate check ran, when it recorded them (equal to the committed ones).
-             {"vortex_sources_checked", checked_sources.is_object() ? checked_sources : Json()}};
+             {"vortex_sources_checked", checked_sources.is_object() ? checked_sources : Json()},
+             // Which generators wrote the committed sources: the CUDA side is the profiled text,
+             // the Vortex side is written by this lock (and equals the checked one).
+             {"cuda_generator", rec.contains("generator") ? rec["generator"] : Json(nullptr)},
+             {"vortex_generator", codegen::generator_to_json(codegen::current_generator())}};
     // A check made in another run (--checks-from) says where it is.
     if (!check_from.empty()) val["candidate_check_from"] = check_from;
     write_json_file((dest / "validation.json").string(), val);

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,28 @@ inline std::string compile_cuda_batch(const std::vector<design::DesignPoint>& de
                                            dir.string()},
                                           &output);
   return rc == 0 ? std::string() : "nvcc failed (" + std::to_string(rc) + "):\n" + output;
+}
+
+// A generated source as one line: each line trimmed and joined to the last by one space, a
+// comment's later lines without their "//". A test looks for a fragment of code in it whatever
+// line breaks the generator's layout put inside the fragment.
+inline std::string one_line(const std::string& text) {
+  std::string out, line;
+  bool last_comment = false;
+  std::istringstream in(text);
+  while (std::getline(in, line)) {
+    const auto begin = line.find_first_not_of(' ');
+    if (begin == std::string::npos) continue;
+    std::string t = line.substr(begin);
+    const bool comment = t.rfind("//", 0) == 0;
+    if (comment && last_comment) {
+      const auto words = t.find_first_not_of("/ ");
+      t = words == std::string::npos ? std::string() : t.substr(words);
+    }
+    out += (out.empty() ? "" : " ") + t;
+    last_comment = comment;
+  }
+  return out;
 }
 
 }  // namespace vxsynth::codegen::testbed

@@ -1,8 +1,8 @@
 // Byte-identical generation: the CUDA and Vortex sources of a fixed sample of designs are hashed
-// and compared with tests/codegen/golden/hashes.txt, taken from the generator before its
-// components were split per axis value. A refactoring of the generator must keep every hash;
-// an intended change to the output updates the file (VXSYNTH_UPDATE_GOLDEN=1) in the same
-// commit and says why in its message.
+// and compared with tests/codegen/golden/hashes.txt, which names the generator version they are
+// of. A refactoring of the generator must keep every hash; an intended change to the output
+// raises kGeneratorVersion (codegen/generator.h) and updates the file (VXSYNTH_UPDATE_GOLDEN=1)
+// in the same commit, and says why in its message.
 //
 // The sample does not depend on the neighbour moves or src/design/sample (they change with the
 // search): it is the 15 suite seeds, one seed per GEMM family, precision and engine class, and
@@ -22,6 +22,8 @@
 #include <type_traits>
 
 #include "codegen/emit.h"
+#include "codegen/generator.h"
+#include "codegen/layout.h"
 #include "design_samples.h"
 #include "design/hopper_family.h"
 #include "design/seed.h"
@@ -414,54 +416,79 @@ TEST(Golden, SampleHoldsLayoutTransformsOfEveryValueOfTheirAxes) {
   EXPECT_GE(seen["vector"].size(), 2u);
 }
 
-TEST(Golden, GeneratedSourcesAreByteIdenticalToTheCommittedHashes) {
-  const auto lines = hash_lines(golden_sample());
-  if (const char* update = std::getenv("VXSYNTH_UPDATE_GOLDEN"); update != nullptr && std::string(update) == "1") {
-    fs::create_directories(fs::path(kGoldenFile).parent_path());
-    std::ofstream out(kGoldenFile);
-    out << "# FNV-1a 64 of each generated file per design (tests/codegen/test_golden.cpp).\n";
-    for (const auto& [key, line] : lines) out << key << " " << line << "\n";
-    GTEST_SKIP() << "wrote " << kGoldenFile;
-  }
+// The golden file: "generator N", then one line per design. Returns the version (-1: none).
+int read_golden(std::map<std::string, std::string>& golden) {
   std::ifstream in(kGoldenFile);
-  ASSERT_TRUE(in) << "cannot read tests/" << kGoldenFile;
-  std::map<std::string, std::string> golden;
+  int version = -1;
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] == '#') continue;
+    if (line.rfind("generator ", 0) == 0) {
+      version = std::stoi(line.substr(10));
+      continue;
+    }
     const auto space = line.find(' ');
     golden[line.substr(0, space)] = line.substr(space + 1);
   }
-  EXPECT_EQ(golden.size(), lines.size()) << "the sample changed size";
+  return version;
+}
+
+// The generator's version names its output: new output under the version of the committed
+// hashes is refused, even by the update (raise kGeneratorVersion first), so two builds that say
+// the same version write the same sources.
+TEST(Golden, GeneratedSourcesAreByteIdenticalToTheCommittedHashes) {
+  const auto lines = hash_lines(golden_sample());
+  std::map<std::string, std::string> golden;
+  const int version = read_golden(golden);
   int differing = 0;
+  for (const auto& [key, line] : lines) {
+    const auto it = golden.find(key);
+    if (it != golden.end() && it->second != line) ++differing;
+  }
+  if (const char* update = std::getenv("VXSYNTH_UPDATE_GOLDEN"); update != nullptr && std::string(update) == "1") {
+    ASSERT_FALSE(differing > 0 && version == codegen::kGeneratorVersion)
+        << differing << " designs' sources changed under generator " << version
+        << ": raise kGeneratorVersion (src/codegen/generator.h) before updating the hashes";
+    fs::create_directories(fs::path(kGoldenFile).parent_path());
+    std::ofstream out(kGoldenFile);
+    out << "# FNV-1a 64 of each generated file per design (tests/codegen/test_golden.cpp).\n";
+    out << "generator " << codegen::kGeneratorVersion << "\n";
+    for (const auto& [key, line] : lines) out << key << " " << line << "\n";
+    GTEST_SKIP() << "wrote " << kGoldenFile;
+  }
+  ASSERT_FALSE(golden.empty()) << "cannot read tests/" << kGoldenFile;
+  ASSERT_EQ(version, codegen::kGeneratorVersion) << "the hashes are generator " << version << "'s, this build is generator "
+                                                 << codegen::kGeneratorVersion << ": update them (VXSYNTH_UPDATE_GOLDEN=1)";
+  EXPECT_EQ(golden.size(), lines.size()) << "the sample changed size";
+  int shown = 0;
   for (const auto& [key, line] : lines) {
     const auto it = golden.find(key);
     if (it == golden.end()) {
       ADD_FAILURE() << "not in the golden file: " << key;
-    } else if (it->second != line && ++differing <= 10) {
+    } else if (it->second != line && ++shown <= 10) {
       ADD_FAILURE() << key << "\n  golden:    " << it->second << "\n  generated: " << line;
     }
   }
-  EXPECT_EQ(differing, 0) << "designs whose generated sources differ";
+  EXPECT_EQ(differing, 0) << "designs whose generated sources differ: a change to the output raises kGeneratorVersion "
+                             "(src/codegen/generator.h) and updates the hashes (VXSYNTH_UPDATE_GOLDEN=1)";
 }
 
-// Evaluations are keyed by the design, not by its source (refine reuses them across runs), and a
-// lock's signature was measured on the CUDA source the emitter wrote then. So every locked
-// benchmark's committed CUDA proxy must still be what its design.json generates: a codegen
-// change that alters a locked design's code needs a new axis value (as serial_vector4 was) or a
-// re-lock. (The committed digests only say the file is the one profiled; the Vortex side is held
-// to today's generator by SuiteCli.CommittedLockedSuiteIsConsistent.)
-TEST(Golden, EveryLockedCudaProxyIsWhatItsDesignGenerates) {
+// The house style of generated C++, held without a formatter: every source is what lay_out
+// makes of it (so no machine's formatter can change it: indentation by brace level, every line
+// that can break broken at 110 columns) and has no tabs.
+TEST(Golden, EveryGeneratedSourceIsInTheHouseLayout) {
   int checked = 0;
-  for (const auto& e : fs::directory_iterator("../suite/vx-robotics/h200")) {
-    if (!fs::exists(e.path() / "design.json") || !fs::exists(e.path() / "validation.json")) continue;
-    const DesignPoint d = design::read_design((e.path() / "design.json").string());
-    std::ifstream in(e.path() / "cuda" / "candidate.cu", std::ios::binary);
-    const std::string locked((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    // Byte for byte: the GPU machine profiled the emitter's text unformatted.
-    EXPECT_TRUE(emit_cuda(d) == locked) << e.path().filename().string() << ": the emitter no longer writes the locked cuda/candidate.cu";
-    ++checked;
+  for (const auto& s : golden_sample()) {
+    std::vector<std::pair<std::string, std::string>> files = {{"candidate.cu", emit_cuda(s.design)}};
+    for (const auto& f : emit_vortex(s.design, VortexCheck{1.5e-3, 2.5e-2, 7})) {
+      if (f.name == "common.h" || f.name == "kernel.cpp" || f.name == "bench.h") files.emplace_back(f.name, f.text);
+    }
+    for (const auto& [name, text] : files) {
+      ++checked;
+      ASSERT_EQ(codegen::layout_problem(text), "") << s.key << " " << name;
+      ASSERT_EQ(text.find('\t'), std::string::npos) << s.key << " " << name << ": a tab";
+    }
   }
-  EXPECT_GE(checked, 13);
+  EXPECT_GE(checked, 4 * 300);
 }
 
 // A profile job of generated candidates replays only the kernel main_kernel_name names (the GPU

@@ -183,7 +183,7 @@ TEST(HopperEmit, SourcesDeclareTheirTargetAndWhatTheyDo) {
   EXPECT_NE(lin.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(s[0].tile.n) + "k16.f32.bf16.bf16"), std::string::npos);
   EXPECT_NE(lin.find("cp.async.bulk.tensor.3d.shared::cluster"), std::string::npos);
   EXPECT_NE(lin.find("kHasBias = true"), std::string::npos);
-  const std::string conv = emit_cuda(s[2]);
+  const std::string conv = tb::one_line(emit_cuda(s[2]));
   EXPECT_NE(conv.find("k8.f32.tf32.tf32"), std::string::npos);
   EXPECT_NE(conv.find("cvt.rna.tf32.f32"), std::string::npos);  // tf32 operands rounded to nearest
   EXPECT_NE(conv.find("kRoundTf32 = true"), std::string::npos);
@@ -191,7 +191,7 @@ TEST(HopperEmit, SourcesDeclareTheirTargetAndWhatTheyDo) {
   const auto vortex = emit_vortex(s[0], VortexCheck{1e-2, 1e-2, 1});
   bool noted = false;
   for (const auto& f : vortex)
-    if (f.name == "kernel.cpp") noted = f.text.find("The Vortex side of the Hopper design " + design::procedural_name(s[0])) != std::string::npos;
+    if (f.name == "kernel.cpp") noted = tb::one_line(f.text).find("The Vortex side of the Hopper design " + design::procedural_name(s[0])) != std::string::npos;
   EXPECT_TRUE(noted);
 }
 
@@ -200,7 +200,7 @@ TEST(HopperEmit, BiasByBulkCopyLeavesNoOrdinaryLoadInTheGemm) {
   // epilogue reads shared memory; bias_load global keeps the per-thread loads.
   for (const DesignPoint& seed : {seeds()[0], seeds()[2]}) {
     ASSERT_EQ(seed.bias_load, design::BiasLoad::kTma) << design::procedural_name(seed);
-    const std::string tma = emit_cuda(seed);
+    const std::string tma = tb::one_line(emit_cuda(seed));
     EXPECT_NE(tma.find("cp.async.bulk.tensor.1d.shared::cluster"), std::string::npos);
     EXPECT_NE(tma.find("bar_wait(&s.bias_full, 0);"), std::string::npos);
     EXPECT_NE(tma.find("make_bias_map(&map_bias, buffers->bias, p)"), std::string::npos);
@@ -208,7 +208,7 @@ TEST(HopperEmit, BiasByBulkCopyLeavesNoOrdinaryLoadInTheGemm) {
     EXPECT_EQ(tma.find("@@"), std::string::npos);
     DesignPoint global = seed;
     global.bias_load = design::BiasLoad::kGlobal;
-    const std::string ldg = emit_cuda(global);
+    const std::string ldg = tb::one_line(emit_cuda(global));
     EXPECT_EQ(ldg.find("cp.async.bulk.tensor.1d"), std::string::npos);
     EXPECT_EQ(ldg.find("map_bias"), std::string::npos);
     EXPECT_NE(ldg.find("to_float(bias["), std::string::npos);
@@ -218,7 +218,7 @@ TEST(HopperEmit, BiasByBulkCopyLeavesNoOrdinaryLoadInTheGemm) {
 TEST(HopperEmit, LaterAxesReachTheKernel) {
   // Designs with the later axes at their defaults keep the grid kernel they were profiled with.
   for (const auto& seed : seeds()) {
-    const std::string text = emit_cuda(seed);
+    const std::string text = tb::one_line(emit_cuda(seed));
     EXPECT_EQ(text.find("kSplitK"), std::string::npos);
     EXPECT_EQ(text.find("setmaxnreg"), std::string::npos);
     EXPECT_NE(text.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos);
@@ -227,7 +227,7 @@ TEST(HopperEmit, LaterAxesReachTheKernel) {
   {
     // setmaxnreg: the producer keeps 40, each of two consumers takes 232; the roles are the two
     // branches of one if/else (what ptxas needs to honour the split).
-    const std::string t = emit_cuda(later[0]);
+    const std::string t = tb::one_line(emit_cuda(later[0]));
     EXPECT_NE(t.find("constexpr int kProducerRegs = 40, kConsumerRegs = 232;"), std::string::npos);
     EXPECT_NE(t.find("setmaxnreg.dec.sync.aligned.u32 %0;\" ::\"n\"(kProducerRegs)"), std::string::npos);
     EXPECT_NE(t.find("setmaxnreg.inc.sync.aligned.u32 %0;\" ::\"n\"(kConsumerRegs)"), std::string::npos);
@@ -245,7 +245,7 @@ TEST(HopperEmit, LaterAxesReachTheKernel) {
   {
     // split-K: fp32 partials in the workspace, the bias in slice 0 (from shared memory here),
     // reduce_split_k adds the slices in order after the GEMM on the same stream.
-    const std::string t = emit_cuda(later[2]);
+    const std::string t = tb::one_line(emit_cuda(later[2]));
     EXPECT_NE(t.find("constexpr int kSplitK = 2, kInFlight = 2;"), std::string::npos);
     EXPECT_NE(t.find("if (w.slice == 0) v += to_float(s.bias[col - n0]);"), std::string::npos);
     EXPECT_NE(t.find("p.partials[((static_cast<long long>(z) * kSplitK + w.slice) * p.M + row) * p.N + col] = v;"),
@@ -258,22 +258,22 @@ TEST(HopperEmit, LaterAxesReachTheKernel) {
     EXPECT_EQ(t.find("to_float(bias["), std::string::npos);  // no ordinary bias load in any kernel
     EXPECT_EQ(t.find("setmaxnreg"), std::string::npos);
     EXPECT_EQ(t.find("@@"), std::string::npos);
-    const std::string g = emit_cuda(later[3]);  // bias_load global: slice 0 reads it with ordinary loads
+    const std::string g = tb::one_line(emit_cuda(later[3]));  // bias_load global: slice 0 reads it with ordinary loads
     EXPECT_NE(g.find("if (w.slice == 0) v += to_float(bias[col]);"), std::string::npos);
     EXPECT_NE(g.find("kRoundTf32 = true"), std::string::npos);  // the weights' rounding copy
   }
   {
     // tf32_round shared: no rounding copy through the workspace; the consumers round each stage
     // (B only for a convolution, whose im2col rounds A) and hand it to wgmma through the proxy fence.
-    const std::string conv = emit_cuda(later[7]);
+    const std::string conv = tb::one_line(emit_cuda(later[7]));
     EXPECT_NE(conv.find("kRoundTf32 = false"), std::string::npos);
     EXPECT_NE(conv.find("reinterpret_cast<float4*>(s.b[st])[e] = v;"), std::string::npos);
     EXPECT_EQ(conv.find("reinterpret_cast<float4*>(s.a[st])"), std::string::npos);
     EXPECT_NE(conv.find("cvt.rna.tf32.f32"), std::string::npos);
-    const std::string lin = emit_cuda(later[8]);
+    const std::string lin = tb::one_line(emit_cuda(later[8]));
     EXPECT_NE(lin.find("reinterpret_cast<float4*>(s.a[st])[e] = v;"), std::string::npos);
     EXPECT_NE(lin.find("reinterpret_cast<float4*>(s.b[st])[e] = v;"), std::string::npos);
-    const auto fence = lin.find("fence.proxy.async.shared::cta;\" ::: \"memory\");\n        asm volatile(\"bar.sync 1");
+    const auto fence = lin.find("fence.proxy.async.shared::cta;\" ::: \"memory\"); asm volatile(\"bar.sync 1");
     EXPECT_NE(fence, std::string::npos);
     EXPECT_LT(fence, lin.find("wgmma.fence.sync.aligned", fence));
   }
@@ -281,7 +281,7 @@ TEST(HopperEmit, LaterAxesReachTheKernel) {
 
 TEST(HopperEmit, SwizzledEpilogueStagesBoxesTheCopyEngineUnswizzles) {
   const auto later = later_designs();
-  const std::string persistent = emit_cuda(later[9]);
+  const std::string persistent = tb::one_line(emit_cuda(later[9]));
   // 128-byte boxes with SWIZZLE_128B in the output map, one bulk copy per box, a 1024-byte
   // aligned staging tile (the swizzle pattern repeats every 1024 bytes)
   EXPECT_NE(persistent.find("constexpr int kBoxCols = 128 / static_cast<int>(sizeof(elem_t));"), std::string::npos);
@@ -298,10 +298,10 @@ TEST(HopperEmit, SwizzledEpilogueStagesBoxesTheCopyEngineUnswizzles) {
   EXPECT_NE(persistent.find("the last tile's copies must have read shared memory"), std::string::npos);
   EXPECT_EQ(persistent.find("@@"), std::string::npos);
   // the grid schedule stages in the A ring; unswizzled designs keep their box and swizzle
-  const std::string grid = emit_cuda(later[10]);
+  const std::string grid = tb::one_line(emit_cuda(later[10]));
   EXPECT_NE(grid.find("elem_t* tile = reinterpret_cast<elem_t*>(&s.a[0][0]) + c * 64 * kBN;"), std::string::npos);
   EXPECT_NE(grid.find("CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE"), std::string::npos);
-  const std::string plain = emit_cuda(seeds()[0]);
+  const std::string plain = tb::one_line(emit_cuda(seeds()[0]));
   EXPECT_NE(plain.find("const cuuint32_t box[3] = {static_cast<cuuint32_t>(kBN), 64, 1};"), std::string::npos);
   EXPECT_EQ(plain.find("SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE"), std::string::npos);
   EXPECT_EQ(plain.find("kBoxCols"), std::string::npos);
@@ -313,7 +313,7 @@ TEST(HopperEmit, ConsumerLayoutColumnsSharesTheASliceAndSplitsN) {
     SCOPED_TRACE(design::procedural_name(d));
     ASSERT_TRUE(design::hopper_columns(d));
     const int cn = design::hopper_consumer_n(d);
-    const std::string t = emit_cuda(d);
+    const std::string t = tb::one_line(emit_cuda(d));
     // the wgmma of the consumer's N', on the one A slice and the consumer's B rows
     EXPECT_NE(t.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(cn) + "k"), std::string::npos);
     if (cn != d.tile.n) {
@@ -332,31 +332,31 @@ TEST(HopperEmit, ConsumerLayoutColumnsSharesTheASliceAndSplitsN) {
   }
   // the epilogues: direct stores at columns n0 + c kCN; each consumer's part staged at c 64 kCN
   // and stored at (n0 + c kCN, m0) in kCN-wide (or 128-byte swizzled) boxes; partials per box
-  const std::string staged = emit_cuda(cols[0]);
+  const std::string staged = tb::one_line(emit_cuda(cols[0]));
   EXPECT_NE(staged.find("elem_t* tile = reinterpret_cast<elem_t*>(&s.a[0][0]) + c * 64 * kCN;"), std::string::npos);
   EXPECT_NE(staged.find("tile[row * kCN + col] = from_float(v);"), std::string::npos);
   EXPECT_NE(staged.find("v += to_float(s.bias[c * kCN + col]);"), std::string::npos);
   EXPECT_NE(staged.find("\"r\"(smem_addr(tile)), \"r\"(n0 + c * kCN), \"r\"(m0), \"r\"(z)"), std::string::npos);
   EXPECT_NE(staged.find("const cuuint32_t box[3] = {static_cast<cuuint32_t>(kCN), 64, 1};"), std::string::npos);
-  const std::string paired = emit_cuda(cols[1]);
+  const std::string paired = tb::one_line(emit_cuda(cols[1]));
   EXPECT_NE(paired.find("v += bias_pair(bias, n0 + c * kCN + col - e, p.N, e);"), std::string::npos);
-  const std::string swz = emit_cuda(cols[2]);
+  const std::string swz = tb::one_line(emit_cuda(cols[2]));
   EXPECT_NE(swz.find("for (int b = 0; b < kCN / kBoxCols; ++b)"), std::string::npos);
   EXPECT_NE(swz.find("\"r\"(n0 + c * kCN + b * kBoxCols), \"r\"(m0), \"r\"(z)"), std::string::npos);
-  const std::string direct = emit_cuda(cols[3]);
+  const std::string direct = tb::one_line(emit_cuda(cols[3]));
   EXPECT_NE(direct.find("const long long row = m0 + warp * 16 + lane / 4 + 8 * h;"), std::string::npos);
   EXPECT_NE(direct.find("const long long col = n0 + c * kCN + 8 * j + 2 * (lane % 4) + e;"), std::string::npos);
   EXPECT_NE(direct.find("for (int j = 0; j < kCN / 8; ++j)"), std::string::npos);
-  const std::string persistent = emit_cuda(cols[4]);
+  const std::string persistent = tb::one_line(emit_cuda(cols[4]));
   EXPECT_NE(persistent.find("alignas(1024) elem_t epi[kConsumers * 64 * kCN];"), std::string::npos);
   EXPECT_NE(persistent.find("elem_t* tile = s.epi + c * 64 * kCN;"), std::string::npos);
-  const std::string partials = emit_cuda(cols[7]);
+  const std::string partials = tb::one_line(emit_cuda(cols[7]));
   EXPECT_NE(partials.find("for (int b = 0; b < kCN / kBoxCols; ++b)"), std::string::npos);
   EXPECT_NE(partials.find("if (w.slice == 0) v += to_float(s.bias[c * kCN + b * kBoxCols + bc]);"), std::string::npos);
   EXPECT_NE(partials.find("\"r\"(n0 + c * kCN + b * kBoxCols), \"r\"(m0), \"r\"(z * kSplitK + w.slice)"), std::string::npos);
   EXPECT_NE(partials.find("reinterpret_cast<float4*>(s.b[st])[e] = v;"), std::string::npos);  // tf32_round shared
   // rows designs keep their text: no kCN anywhere
-  for (const auto& d : later_designs()) EXPECT_EQ(emit_cuda(d).find("kCN"), std::string::npos);
+  for (const auto& d : later_designs()) EXPECT_EQ(tb::one_line(emit_cuda(d)).find("kCN"), std::string::npos);
 }
 
 TEST(HopperEmit, SplitKPartialsLeaveByBulkCopyOneBoxAtATime) {
@@ -364,7 +364,7 @@ TEST(HopperEmit, SplitKPartialsLeaveByBulkCopyOneBoxAtATime) {
   // output map covers the fp32 partials [batch x kSplitK][M][N], each 64 x 32 box is staged in
   // the A ring and copied, and reduce_split_k still adds the slices.
   const auto later = later_designs();
-  const std::string dense = emit_cuda(later[12]), swizzled = emit_cuda(later[13]);
+  const std::string dense = tb::one_line(emit_cuda(later[12])), swizzled = tb::one_line(emit_cuda(later[13]));
   for (const std::string* src : {&dense, &swizzled}) {
     EXPECT_NE(src->find("make_out_map(&map_out, p.partials, p)"), std::string::npos);
     EXPECT_NE(src->find("static_cast<cuuint64_t>(p.batch * kSplitK)};"), std::string::npos);
@@ -384,7 +384,7 @@ TEST(HopperEmit, SplitKPartialsLeaveByBulkCopyOneBoxAtATime) {
   EXPECT_NE(swizzled.find("const int chunk = ((bc * 4) >> 4) ^ (row & 7);"), std::string::npos);
   EXPECT_NE(swizzled.find("CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE"), std::string::npos);
   // the same design with the direct epilogue stores its partials from the threads
-  const std::string direct = emit_cuda(with(later[12], {"epilogue_store=direct"}));
+  const std::string direct = tb::one_line(emit_cuda(with(later[12], {"epilogue_store=direct"})));
   EXPECT_NE(direct.find("p.partials[(("), std::string::npos);
   EXPECT_NE(direct.find("make_out_map(&map_out, buffers->out, p)"), std::string::npos);
 }
@@ -402,7 +402,7 @@ TEST(HopperEmit, PairedBiasLoadsEachColumnPairOncePastL1) {
       {later[15], "float2"},
   };
   for (const auto& [d, pair] : cases) {
-    const std::string src = emit_cuda(d);
+    const std::string src = tb::one_line(emit_cuda(d));
     EXPECT_NE(src.find(std::string("using pair_t = ") + pair + ";"), std::string::npos) << design::procedural_name(d);
     EXPECT_NE(src.find("__ldcg(reinterpret_cast<const pair_t*>(bias + c0))"), std::string::npos);
     EXPECT_NE(src.find("bias_pair(bias, "), std::string::npos);
@@ -466,7 +466,7 @@ TEST(HopperEmit, BenchColumnsCandidatesAreValidWithTheirWgmmaN) {
   for (const auto& [d, cn] : bench_columns_candidates()) {
     SCOPED_TRACE(design::procedural_name(d));
     EXPECT_EQ(design::hopper_consumer_n(d), cn);
-    const std::string t = emit_cuda(d);
+    const std::string t = tb::one_line(emit_cuda(d));
     EXPECT_NE(t.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(cn) + "k"), std::string::npos);
     EXPECT_NE(t.find("kBM = 64,"), std::string::npos);
   }
@@ -546,7 +546,7 @@ TEST(HopperEmit, MulticastCopiesASlicePerBlockAndReleasesEachStageToItsGroup) {
   for (const auto& d : sample) {
     SCOPED_TRACE(design::procedural_name(d));
     values.insert(design::to_string(d.multicast));
-    const std::string src = emit_cuda(d);
+    const std::string src = tb::one_line(emit_cuda(d));
     const bool a = design::multicast_a(d.multicast), b = design::multicast_b(d.multicast);
     // a block copies a slice of a shared tile (the map's box) to its whole group ...
     EXPECT_NE(src.find(std::string("constexpr int kSliceA = ") + (a ? "kBM / kClusterN" : "kBM") +
@@ -575,7 +575,7 @@ TEST(HopperEmit, MulticastCopiesASlicePerBlockAndReleasesEachStageToItsGroup) {
     // the twin without multicast is the text it was: per-block copies, early return
     DesignPoint twin = d;
     twin.multicast = design::Multicast::kNone;
-    const std::string plain = emit_cuda(twin);
+    const std::string plain = tb::one_line(emit_cuda(twin));
     EXPECT_EQ(plain.find("multicast"), std::string::npos);
     EXPECT_EQ(plain.find("kSlice"), std::string::npos);
   }

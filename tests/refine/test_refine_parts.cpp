@@ -23,6 +23,7 @@
 #include "ops/inputs.h"
 #include "ops/reference.h"
 #include "ops/tensor_file.h"
+#include "refine/evaluator.h"
 #include "refine/external.h"
 #include "refine/gpu_evaluator.h"
 #include "refine/loop.h"
@@ -136,10 +137,23 @@ TEST(EvaluationStore, RoundTripsAndRejectsBadEntries) {
   e.set_mean();
   e.device_seconds = 0.83;
   e.build_seconds = 0.21;
+  e.cuda_sha256 = std::string(64, 'a');
+  e.generator = {3, "0123456789abcdef0123456789abcdef01234567"};
   store.put(e);
   const auto back = store.get(e.key);
   ASSERT_TRUE(back);
+  EXPECT_EQ(back->generator, e.generator);
   EXPECT_DOUBLE_EQ(back->device_seconds, 0.83);
+  // It measured the candidate whose source has its digest (or whose digest is not known).
+  {
+    Candidate c;
+    c.cuda_sha256 = std::string(64, 'a');
+    EXPECT_TRUE(back->measured(c));
+    c.cuda_sha256 = std::string(64, 'b');
+    EXPECT_FALSE(back->measured(c));
+    c.cuda_sha256.clear();
+    EXPECT_TRUE(back->measured(c));
+  }
   EXPECT_DOUBLE_EQ(back->build_seconds, 0.21);
   // A confirmation adds its device time and build time to the screening's.
   {
@@ -158,6 +172,15 @@ TEST(EvaluationStore, RoundTripsAndRejectsBadEntries) {
       return old;
     }());
     EXPECT_DOUBLE_EQ(store.get("design-5555555555555555")->build_seconds, 0.0);
+    // ... and one written before generators had versions is the unversioned generator's.
+    old.erase("generator");
+    old["key"] = "design-6666666666666666";
+    write_json_file((dir / "design-6666666666666666.json").string(), old);
+    EXPECT_TRUE(store.get("design-6666666666666666")->generator.unversioned());
+    // Superseded: kept under superseded/, no longer the key's.
+    store.supersede("design-6666666666666666");
+    EXPECT_FALSE(store.get("design-6666666666666666"));
+    EXPECT_TRUE(fs::is_regular_file(dir / "superseded" / "design-6666666666666666-aaaaaaaaaaaa.json"));
   }
   EXPECT_DOUBLE_EQ(*back->mean[0], 87.9);
   EXPECT_FALSE(back->mean[1]);  // unmeasured stays unmeasured
@@ -571,6 +594,7 @@ class FormulaEvaluator : public Evaluator {
       const double q = static_cast<double>(std::hash<std::string>{}(base) % 1000) / 1000.0;
       Evaluation e;
       e.key = c.key;
+      e.cuda_sha256 = c.cuda_sha256;  // it measures the candidate's source as it is
       e.source_check.status = "passed";
       for (int r = 0; r < std::max(1, c.repeats); ++r) {
         signature::MetricValues v = reference_;
@@ -595,6 +619,42 @@ class FormulaEvaluator : public Evaluator {
   signature::MetricValues reference_;
   Seen* seen_;
 };
+
+// The run's store answers a candidate only with an evaluation of its source: another source
+// under the same key (another generator's text) is measured again and the old evaluation kept
+// aside; a replay's evaluations are reused whatever the source.
+TEST(CachingEvaluator, MeasuresAgainWhenTheSourceIsAnotherOne) {
+  FormulaEvaluator::Seen seen;
+  signature::MetricValues ref{};
+  ref[0] = 50.0;
+  const fs::path dir = scratch("caching");
+  CachingEvaluator cache(std::make_unique<FormulaEvaluator>(ref, &seen), EvaluationStore(dir.string(), true));
+  Candidate c;
+  c.key = "design-00000000000000aa";
+  c.cuda_sha256 = std::string(64, 'a');
+  cache.evaluate({c});
+  cache.evaluate({c});
+  EXPECT_EQ(cache.evaluated(), 1);
+  EXPECT_EQ(cache.reused(), 1);
+  c.cuda_sha256 = std::string(64, 'b');
+  EXPECT_EQ(cache.evaluate({c}).front().cuda_sha256, std::string(64, 'b'));
+  EXPECT_EQ(cache.evaluated(), 2);
+  EXPECT_EQ(cache.superseded(), 1);
+  EXPECT_TRUE(fs::is_regular_file(dir / "superseded" / "design-00000000000000aa-aaaaaaaaaaaa.json"));
+  EXPECT_EQ(EvaluationStore(dir.string()).get(c.key)->cuda_sha256, std::string(64, 'b'));
+
+  class Replayed : public FormulaEvaluator {
+   public:
+    using FormulaEvaluator::FormulaEvaluator;
+    bool measures_sources() const override { return false; }
+  };
+  CachingEvaluator replay(std::make_unique<Replayed>(ref, &seen), EvaluationStore(dir.string()));
+  c.cuda_sha256 = std::string(64, 'c');
+  EXPECT_TRUE(replay.available(c));
+  EXPECT_EQ(replay.evaluate({c}).front().cuda_sha256, std::string(64, 'b'));
+  EXPECT_EQ(replay.reused(), 1);
+  EXPECT_EQ(replay.superseded(), 0);
+}
 
 // Screened retention decides as averaged does, but profiles a clearly worse candidate once.
 TEST(ScreenedRetention, ConfirmsOnlyStartsAndNearFallsAndDecidesRetentionOnTheMean) {

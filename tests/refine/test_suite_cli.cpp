@@ -19,6 +19,7 @@
 #include "design/seed.h"
 #include "common/process.h"
 #include "refine/evaluation.h"
+#include "refine/lock_sources.h"
 #include "refine/record.h"
 #include "refine/vortex_side.h"
 
@@ -464,9 +465,9 @@ TEST(SuiteCli, LockTakesAPassedCheckOfTheSameCudaSourceFromAnEarlierRun) {
 }
 
 // The committed suite is what it says: each locked CUDA file is the one profiled (its digest is
-// the record's), both checks passed, and the committed Vortex sources are what today's
-// generator writes for the committed design (a generator change that alters a locked
-// benchmark must re-lock it, which re-runs or re-uses its candidate check: docs/suite.md).
+// the record's), both checks passed, and both sides are what their generators write for the
+// committed design (a generator change that alters a locked benchmark's code must re-lock it,
+// which re-runs or re-uses its candidate check: docs/suite.md).
 TEST(SuiteCli, CommittedLockedSuiteIsConsistent) {
   int locked = 0;
   for (const auto& e : fs::directory_iterator("../suite/vx-robotics/h200")) {
@@ -490,14 +491,11 @@ TEST(SuiteCli, CommittedLockedSuiteIsConsistent) {
     }
     const design::DesignPoint d = design::read_design((b / "design.json").string());
     EXPECT_EQ(design::procedural_name(d), rec["design"].get<std::string>()) << b;
-    codegen::BenchmarkOptions bo;
-    bo.write_data = false;
-    const fs::path gen = scratch("regen-" + b.filename().string());
-    const auto files = codegen::write_benchmark(d, gen.string(), bo);
-    for (const auto& f : fs::directory_iterator(b / "vortex")) {
-      EXPECT_EQ(slurp(f.path()), slurp(fs::path(files.vortex_dir) / f.path().filename()))
-          << f.path() << " differs from what the generator writes today: re-lock with a new candidate check, docs/suite.md \"Re-locking\"";
-    }
+    // Both sides are what their generators write for the committed design: the same bytes under
+    // this generator, the same code under another (docs/suite.md, "Regenerating a lock").
+    const LockSources sources = check_lock_sources(b);
+    EXPECT_EQ(sources.problems, std::vector<std::string>()) << b;
+    EXPECT_EQ(sources.files.size(), 8u) << b;
     // The Vortex side's signature was made from these sources, this design and this lock's
     // CUDA signature, with today's formulas (read_vortex_side recomputes all of it).
     const VortexSideStatus vs = read_vortex_side(b);
@@ -518,6 +516,62 @@ TEST(SuiteCli, CommittedLockedSuiteIsConsistent) {
     }
   }
   EXPECT_GE(locked, 11);
+}
+
+// check_lock_sources on a copy of a legacy lock (act-1-linear: its CUDA side the emitter's flat
+// text, its Vortex side re-laid by a machine's clang-format): the same code holds, a changed
+// token does not, a file laid out otherwise than the generator the lock names is named, and a
+// lock rewritten by this generator holds byte for byte.
+TEST(SuiteCli, ALockHoldsWhenItsGeneratorWritesTheSameCode) {
+  const fs::path from = "../suite/vx-robotics/h200/act-1-linear";
+  const fs::path b = scratch("lock-sources") / "act-1-linear";
+  fs::create_directories(b);
+  for (const char* f : {"design.json", "validation.json", "cuda", "vortex"}) fs::copy(from / f, b / f, fs::copy_options::recursive);
+  auto problems_of = [&] {
+    std::string all;
+    for (const auto& p : check_lock_sources(b).problems) all += p + "\n";
+    return all;
+  };
+  const LockSources legacy = check_lock_sources(b);
+  EXPECT_TRUE(legacy.cuda_generator.unversioned());
+  EXPECT_TRUE(legacy.problems.empty()) << problems_of();
+  ASSERT_EQ(legacy.files.size(), 8u);
+  EXPECT_EQ(legacy.files[0].file, "cuda/candidate.cu");
+  EXPECT_EQ(legacy.files[0].same, Sameness::code);  // laid out by the generator now
+  // One token of the Vortex kernel changed: other code, whichever generator made the lock.
+  const std::string kernel = slurp(b / "vortex" / "kernel.cpp");
+  const std::size_t at = kernel.find("kBK");
+  ASSERT_NE(at, std::string::npos);
+  std::ofstream(b / "vortex" / "kernel.cpp", std::ios::binary) << kernel.substr(0, at) << "kBM" << kernel.substr(at + 3);
+  std::string found = problems_of();
+  EXPECT_NE(found.find("vortex/kernel.cpp: generator " + std::to_string(codegen::kGeneratorVersion)), std::string::npos) << found;
+  EXPECT_NE(found.find("than the unversioned generator"), std::string::npos) << found;
+  std::ofstream(b / "vortex" / "kernel.cpp", std::ios::binary) << kernel;
+  // The lock says this generator wrote the Vortex side, but its files are laid out otherwise.
+  Json val = read_json_file((b / "validation.json").string());
+  val["vortex_generator"] = codegen::generator_to_json(codegen::current_generator());
+  write_json_file((b / "validation.json").string(), val);
+  found = problems_of();
+  EXPECT_NE(found.find("vortex/kernel.cpp: laid out otherwise"), std::string::npos) << found;
+  // Written again by this generator: every Vortex file the same bytes.
+  codegen::BenchmarkOptions bo;
+  bo.write_data = false;
+  const auto files = codegen::write_benchmark(design::read_design((b / "design.json").string()), (scratch("lock-sources-gen")).string(), bo);
+  for (const auto& f : fs::directory_iterator(files.vortex_dir)) fs::copy_file(f.path(), b / "vortex" / f.path().filename(), fs::copy_options::overwrite_existing);
+  const LockSources rewritten = check_lock_sources(b);
+  EXPECT_TRUE(rewritten.problems.empty()) << problems_of();
+  for (std::size_t i = 1; i < rewritten.files.size(); ++i) EXPECT_EQ(rewritten.files[i].same, Sameness::bytes) << rewritten.files[i].file;
+  // A missing file, and a generator field that is not one.
+  fs::remove(b / "vortex" / "bench.h");
+  EXPECT_NE(problems_of().find("vortex/bench.h: missing"), std::string::npos);
+  val["cuda_generator"] = "1";
+  write_json_file((b / "validation.json").string(), val);
+  try {
+    check_lock_sources(b);
+    ADD_FAILURE() << "a bad cuda_generator was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("validation.json (cuda_generator)"), std::string::npos) << e.what();
+  }
 }
 
 // `suite effort` counts what a benchmark cost over every committed run, whatever the run's
