@@ -15,10 +15,12 @@ METRIC_IDS = ("l1_hit_rate", "l2_hit_rate", "coalescing", "compute_throughput", 
               "atomics_per_instruction", "arithmetic_intensity", "dram_bandwidth", "active_lane_fraction",
               "occupancy")
 
-# Platforms the capture knows. A platform without DRAM counters (Jetson's ga10b has no dram__*
-# metrics in ncu 2025.3) records those two metrics as unmeasured.
+# Platforms the capture knows (the C++ side's table, src/signature/platform.cpp, names the same
+# ids: python/tests/test_platforms.py). A platform without DRAM counters (Jetson's ga10b has no
+# dram__* metrics in ncu 2025.3) records those two metrics as unmeasured.
 PLATFORMS = {
     "h200": {"match": ("H200",), "unmeasurable": []},
+    "h100": {"match": ("H100",), "unmeasurable": []},
     "jetson-agx-orin": {"match": ("Orin", "ga10b"), "unmeasurable": ["arithmetic_intensity", "dram_bandwidth"]},
 }
 

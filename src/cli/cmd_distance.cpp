@@ -13,6 +13,7 @@
 #include "signature/distance.h"
 #include "signature/format.h"
 #include "signature/kernel_source.h"
+#include "signature/signature.h"
 
 namespace vxsynth::cli {
 namespace {
@@ -26,7 +27,27 @@ struct DistanceOptions {
   int top = 5;
   bool json = false;
   bool partial = false;
+  bool cross_platform = false;
 };
+
+// The candidates' and the references' GPUs must be one model (docs/signature.md, "Platforms"),
+// unless --cross-platform asks for a comparison of two platforms. Files that name no platform
+// (ncu CSV, older signature files) are not checked.
+void check_platforms(const DistanceOptions& o, const std::vector<std::string>& candidates, const std::vector<std::string>& references) {
+  if (o.cross_platform) return;
+  for (const auto& c : candidates) {
+    const signature::Platform cp = signature::read_platform(c);
+    if (!cp.known()) continue;
+    for (const auto& r : references) {
+      const signature::Platform rp = signature::read_platform(r);
+      if (!rp.known() || signature::same_gpu(cp, rp)) continue;
+      throw InputError(r, "platform",
+                       c + " was profiled on " + signature::describe(cp) + ", " + r + " on " + signature::describe(rp) +
+                           ": D across two GPU models compares two platforms. Compare with references of " + cp.gpu +
+                           ", or say --cross-platform to compare the platforms on purpose");
+    }
+  }
+}
 
 // One kernel of the matrix or the ranking, with the label that names where it came from.
 struct Entry {
@@ -97,6 +118,7 @@ void fail_on_undefined(const std::vector<std::string>& undefined) {
 }
 
 int run_pair(const DistanceOptions& o, const signature::DeriveOptions& options, const signature::DistanceConfig& cfg) {
+  check_platforms(o, {o.specs[0]}, {o.specs[1]});
   const auto cand = signature::load_kernel_signature(o.specs[0], options);
   const auto ref = signature::load_kernel_signature(o.specs[1], options);
   const auto report = signature::compute_distance(cand.values, ref.values, cfg);
@@ -131,6 +153,7 @@ int run_pair(const DistanceOptions& o, const signature::DeriveOptions& options, 
 }
 
 int run_matrix(const DistanceOptions& o, const signature::DeriveOptions& options, const signature::DistanceConfig& cfg) {
+  check_platforms(o, o.specs, o.references);
   const auto cands = expand_all(o.specs, options);
   const auto refs = expand_all(o.references, options);
   std::vector<std::string> undefined;
@@ -188,6 +211,9 @@ int run_matrix(const DistanceOptions& o, const signature::DeriveOptions& options
 int run_nearest(const DistanceOptions& o, const signature::DeriveOptions& options, const signature::DistanceConfig& cfg) {
   const auto cands = expand_all(o.specs, options);
   const auto refs = suite_references(o.suite, options);
+  std::vector<std::string> ref_files;
+  for (const auto& r : refs) ref_files.push_back(r.label);
+  check_platforms(o, o.specs, ref_files);
   std::vector<std::string> undefined;
   Json jc = Json::array();
   for (const auto& cand : cands) {
@@ -263,6 +289,8 @@ const CommandRegistrar reg(
                    "vxsynth.distance-nearest/1 with --suite)");
       sub.add_option("--unmeasurable", o->unmeasurable, "metric ids to record as unmeasured when reading CSV");
       sub.add_flag("--partial", o->partial, "when reading CSV, record metrics with missing counters as unmeasured");
+      sub.add_flag("--cross-platform", o->cross_platform,
+                   "compare profiles of two GPU models (refused otherwise when both files name their platform)");
       sub.footer(
           "Metrics not measured on both sides are left out of D (never scored as 1); a pair with no metric measured "
           "on both sides has no D, which is an error. Exit codes: 0 success, 2 bad usage or bad input (including an "

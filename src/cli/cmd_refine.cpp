@@ -13,9 +13,11 @@
 
 #include "cli/command.h"
 #include "common/error.h"
+#include "gpu/device_probe.h"
 #include "refine/external.h"
 #include "refine/gpu_evaluator.h"
 #include "refine/loop.h"
+#include "refine/platform_check.h"
 #include "refine/record.h"
 #include "refine/replay.h"
 #include "refine/suite_run.h"
@@ -122,6 +124,15 @@ int run_refine(const RefineOptions& o) {
                                                           o.sim_check == "run" ? refine::SimCheck::run : refine::SimCheck::skip,
                                                           o.pace);
   } else {
+    // A GPU run compares this machine's profiles with the references: refused before any
+    // device time when they were captured on another GPU model.
+    if (const gpu::DeviceProbe probe = gpu::probe_cuda_device(); probe.present) {
+      signature::Platform here;
+      here.gpu = probe.detail;
+      for (const auto& c : chains) {
+        refine::require_same_gpu(here, "this machine's GPU", refine::reference_platform(c.reference), c.reference);
+      }
+    }
     gpu::DriverOptions d;
     d.cache_dir = o.cache_dir;
     d.seed = o.seed;

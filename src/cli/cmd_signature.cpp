@@ -56,7 +56,7 @@ const CommandRegistrar reg(
         auto kernels = signature::derive_signatures(table, options, o->kernel);
         if (kernels.empty()) throw InputError(o->profile, "--kernel", "no kernel name matches '" + o->kernel + "'");
         if (o->json) {
-          signature::SignatureFile file{o->profile, std::move(kernels)};
+          signature::SignatureFile file{o->profile, std::move(kernels), {}};  // an ncu CSV names no platform
           std::cout << dump_json(file.to_json()) << "\n";
           return kExitOk;
         }

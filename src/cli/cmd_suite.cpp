@@ -22,6 +22,8 @@
 #include "cli/command.h"
 #include "common/error.h"
 #include "common/json_io.h"
+#include "gpu/device_probe.h"
+#include "refine/platform_check.h"
 #include "refine/suite.h"
 #include "refine/suite_effort.h"
 #include "refine/suite_run.h"
@@ -74,7 +76,28 @@ int run_plan(const SuiteOptions& o) {
   return kExitOk;
 }
 
-int run_refine_suite(const SuiteOptions& o) {
+// The platform suite a `suite refine` works on: on a GPU, the one captured on this GPU (SUITE
+// may be the folder above the platform suites); a replay or a cluster submission has no GPU to
+// ask, so SUITE must be one platform suite.
+std::string suite_to_refine(const SuiteOptions& o) {
+  if (o.replay.empty() && !o.slurm) {
+    if (const gpu::DeviceProbe probe = gpu::probe_cuda_device(); probe.present) {
+      const std::string dir = refine::suite_for_gpu(o.suite, probe.detail);
+      std::cout << "suite: " << dir << " (this machine's GPU: " << probe.detail << ")\n";
+      return dir;
+    }
+  }
+  const auto suites = refine::platform_suites(o.suite);
+  if (suites.size() > 1) {
+    std::string names;
+    for (const auto& s : suites) names += (names.empty() ? "" : ", ") + s.dir + " (" + signature::describe(s.platform) + ")";
+    throw InputError(o.suite, "", "holds a suite per platform (" + names + "): name the one to refine");
+  }
+  return o.suite;
+}
+
+int run_refine_suite(SuiteOptions o) {
+  o.suite = suite_to_refine(o);
   const auto plan = refine::plan_suite(o.suite, o.merge_below);
   refine::SuiteRefineOptions ro;
   ro.out = o.out;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "codegen/generator.h"
 #include "common/error.h"
 
 namespace {
@@ -80,7 +81,8 @@ int main(int argc, char** argv) {
       "Exit codes: 0 success, 1 the work failed, 2 bad usage or bad input."};
   app.name("vxsynth");
   app.require_subcommand(1);
-  app.set_version_flag("--version", "vxsynth 0.1.0");
+  // The generator's identity is what a user quotes to regenerate a source (docs/design-space.md).
+  app.set_version_flag("--version", "vxsynth 0.1.0, " + vxsynth::codegen::describe(vxsynth::codegen::current_generator()));
 
   auto commands = command_registry();
   std::sort(commands.begin(), commands.end(), [](const Command& a, const Command& b) { return a.order < b.order; });

@@ -256,6 +256,7 @@ ProfileOutcome profile_candidates(const ProfileRequest& request, const DriverOpt
   for (const auto& [segment, launches] : by_segment) {
     signature::SignatureFile file;
     file.source = csv;
+    file.platform = outcome.result.platform;
     for (const auto* l : launches) file.kernels.push_back(l->primary());
     Json j = file.to_json();
     j["segment"] = segment;

@@ -105,6 +105,7 @@ Json JobResult::to_json() const {
   Json j;
   j["schema"] = schema_id("gpu-result", 1);
   j["device"] = device;
+  if (platform.known()) j["platform"] = signature::platform_to_json(platform);
   j["checks"] = Json::array();
   for (const auto& c : checks) {
     Json cj{{"op", c.op}, {"candidate", c.candidate}, {"status", c.status}, {"message", c.message},
@@ -132,6 +133,8 @@ JobResult JobResult::from_json(const Json& j, const std::string& file) {
   require_schema(j, "gpu-result", 1, file);
   JobResult r;
   r.device = get_field<std::string>(j, "device", file);
+  r.platform = j.contains("platform") ? signature::platform_from_json(j["platform"], file, "platform")
+                                      : signature::platform_from_origin(r.device);
   for (const auto& c : get_field<Json>(j, "checks", file)) {
     CheckRecord rec;
     rec.op = get_field<std::string>(c, "op", file);

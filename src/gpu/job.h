@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/json_io.h"
+#include "signature/platform.h"
 
 namespace vxsynth::gpu {
 
@@ -100,6 +101,9 @@ struct VendorRecord {
 
 struct JobResult {
   std::string device;
+  // The GPU and software the job ran on (absent in results made before it was recorded: then
+  // what `device` says).
+  signature::Platform platform;
   std::vector<CheckRecord> checks;
   std::vector<VendorRecord> vendors;
   std::vector<LaunchRecord> launches;

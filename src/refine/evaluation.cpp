@@ -158,6 +158,7 @@ Json Evaluation::to_json() const {
   j["cuda_sha256"] = cuda_sha256;
   j["vortex_sha256"] = vortex_sha256;
   if (!generator.unversioned()) j["generator"] = codegen::generator_to_json(generator);
+  if (platform.known()) j["platform"] = signature::platform_to_json(platform);
   return j;
 }
 
@@ -167,7 +168,7 @@ Evaluation Evaluation::from_json(const Json& j, const std::string& file) {
     static const char* known[] = {"schema",          "key",             "design_name", "origin",
                                   "source_check",    "profiles",        "launch_block_size", "device_seconds",
                                   "build_seconds",   "candidate_check", "sim_seconds",     "cuda_sha256", "vortex_sha256",
-                                  "generator"};
+                                  "generator",       "platform"};
     bool ok = false;
     for (const char* n : known) ok |= k == n;
     if (!ok) throw InputError(file, k, "unknown field");
@@ -193,6 +194,9 @@ Evaluation Evaluation::from_json(const Json& j, const std::string& file) {
   e.cuda_sha256 = text_or(j, "cuda_sha256");
   e.vortex_sha256 = text_or(j, "vortex_sha256");
   e.generator = codegen::generator_from_json(j, file);
+  // Evaluations made before platforms were recorded name the device at the start of origin.
+  e.platform = j.contains("platform") ? signature::platform_from_json(j.at("platform"), file, "platform")
+                                      : signature::platform_from_origin(e.origin);
   return e;
 }
 

@@ -20,6 +20,7 @@
 #include "common/json_io.h"
 #include "design/design_point.h"
 #include "signature/metrics.h"
+#include "signature/platform.h"
 
 namespace vxsynth::refine {
 
@@ -74,6 +75,7 @@ struct Evaluation {
   std::string cuda_sha256, vortex_sha256;         // of the sources evaluated ("" unknown)
   codegen::GeneratorId generator;                 // that wrote them (version 0: before versions)
   std::string origin;                             // where the numbers were measured
+  signature::Platform platform;                   // the GPU they were measured on (unknown for none)
 
   // Whether this evaluation measured candidate c's CUDA source (by digest, when both are known).
   bool measured(const Candidate& c) const { return cuda_sha256.empty() || c.cuda_sha256.empty() || cuda_sha256 == c.cuda_sha256; }

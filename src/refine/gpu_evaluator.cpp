@@ -264,6 +264,7 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& bat
     const std::string op = op_names[i];
     e.device_seconds += share;
     e.origin = po.result.device + ", " + req.out_dir;
+    e.platform = po.result.platform;
     if (const auto decided = source_check_of(po.result.checks, cand, op)) e.source_check = *decided;
     for (const auto& l : po.mapping.launches) {
       if (l.launch.candidate != cand || l.launch.op != op) continue;

@@ -12,6 +12,7 @@
 #include "codegen/emit.h"
 #include "common/error.h"
 #include "design/seed.h"
+#include "refine/platform_check.h"
 #include "signature/signature.h"
 
 namespace vxsynth::refine {
@@ -88,6 +89,7 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
     const auto sigs = signature::read_signatures(spec.reference);
     if (sigs.empty()) throw InputError(spec.reference, "signature", "no signature");
     s.reference = sigs.front().values;
+    s.reference_platform = reference_platform(spec.reference);
     const Json ref = read_json_file(spec.reference);
     for (const char* k : {"workload", "kernel", "op", "launch", "fixed_properties"}) {
       if (ref.contains(k)) s.reference_context[k] = ref[k];
@@ -141,6 +143,8 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
     r.profiles = static_cast<int>(e.profiles.size());
     r.device_seconds = e.device_seconds;
     if (e.profiled()) {
+      require_same_gpu(e.platform, "r" + std::to_string(p.revision) + " of chain " + s.name + " (" + e.origin + ")",
+                       s.reference_platform, s.reference_path);
       const auto report = signature::compute_distance(e.mean, s.reference, options.distance);
       r.distances = report.per_metric;
       r.d = report.d;
@@ -298,6 +302,8 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
         const int have = static_cast<int>(e.profiles.size());
         if (!e.source_check.passed() || have == 0 || have >= rule.repeats) continue;
         const ChainState& s = p->chain->state;
+        require_same_gpu(e.platform, "r" + std::to_string(p->revision) + " of chain " + s.name + " (" + e.origin + ")",
+                         s.reference_platform, s.reference_path);
         const auto d = signature::compute_distance(e.mean, s.reference, options.distance).d;
         if (!d || (p->revision > 0 && !rule.worth_confirming(s.current_d, *d))) continue;
         near.emplace_back(*d, p);

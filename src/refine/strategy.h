@@ -18,6 +18,7 @@
 #include "refine/evaluation.h"
 #include "refine/record.h"
 #include "signature/distance.h"
+#include "signature/platform.h"
 
 namespace vxsynth::refine {
 
@@ -26,6 +27,7 @@ struct ChainState {
   std::string reference_path;
   Json reference_context;              // op, kernel, launch, fixed properties of reference.json
   signature::MetricValues reference{};  // the workload reference's signature
+  signature::Platform reference_platform;  // the GPU it was captured on (unknown: no platform block)
   design::DesignPoint current;         // the retained design
   int current_revision = 0;
   double current_d = 0;

@@ -23,6 +23,7 @@
 #include "common/process.h"
 #include "ops/equivalence.h"
 #include "refine/gpu_evaluator.h"
+#include "refine/platform_check.h"
 #include "refine/record.h"
 #include "refine/sim_run.h"
 #include "refine/suite_effort.h"
@@ -554,6 +555,16 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
     // signature.json: the retained signature with every profile it is the mean of.
     EvaluationStore store((fs::path(folder) / "evaluations").string());
     const auto eval = store.get(key);
+    // A lock's signature is a profile of its reference's GPU.
+    if (const std::string why = eval ? gpu_mismatch(eval->platform, "r" + std::to_string(rec["revision"].get<int>()),
+                                                    reference_platform(b.reference), b.reference)
+                                     : std::string();
+        !why.empty()) {
+      fs::remove_all(dest);
+      lr.why = why;
+      results.push_back(lr);
+      continue;
+    }
     double device_seconds = 0;
     int retained = 0;
     for (const auto& l : lines) {

@@ -89,7 +89,17 @@ KernelSignature KernelSignature::from_json(const Json& j, const std::string& fil
 Json SignatureFile::to_json() const {
   Json kernels_json = Json::array();
   for (const auto& k : kernels) kernels_json.push_back(k.to_json());
-  return Json{{"schema", schema_id("signature", 1)}, {"source", source}, {"kernels", kernels_json}};
+  Json j{{"schema", schema_id("signature", 1)}, {"source", source}, {"kernels", kernels_json}};
+  if (platform.known()) j["platform"] = platform_to_json(platform);
+  return j;
+}
+
+Platform read_platform(const std::string& spec) {
+  const std::string path = spec.substr(0, spec.find('#'));
+  if (path.size() < 5 || path.compare(path.size() - 5, 5, ".json") != 0) return {};
+  const Json j = read_json_file(path);
+  if (!j.is_object() || !j.contains("platform") || j["platform"].is_null()) return {};
+  return platform_from_json(j["platform"], path, "platform");
 }
 
 std::vector<KernelSignature> read_signatures(const std::string& path) {

@@ -13,6 +13,7 @@
 #include "common/json_io.h"
 #include "signature/kernel_name.h"
 #include "signature/metrics.h"
+#include "signature/platform.h"
 
 namespace vxsynth::signature {
 
@@ -51,11 +52,16 @@ struct KernelSignature {
 struct SignatureFile {
   std::string source;
   std::vector<KernelSignature> kernels;
+  Platform platform;  // the GPU the kernels were profiled on (written when known)
 
   Json to_json() const;
 };
 
 // Reads the kernels of a vxsynth.signature/1 file, or the one of a vxsynth.reference/1 file.
 std::vector<KernelSignature> read_signatures(const std::string& path);
+
+// The platform a signature or reference file names ("platform"); unknown for other files (an
+// ncu CSV) and files without one. A "#selector" after the path is ignored.
+Platform read_platform(const std::string& spec);
 
 }  // namespace vxsynth::signature

@@ -181,7 +181,17 @@ TEST(JobResult, RoundTrip) {
   r.checks.push_back(c);
   r.vendors.push_back({"lin", "cuBLAS", "fp32", {"sgemm"}, "cupti", Json::object()});
   r.launches.push_back({"k@lin", "lin", "k", 0, 14, 7});
+  r.platform.gpu = "NVIDIA H100 80GB HBM3";
+  r.platform.sm_count = 132;
+  r.platform.cublas = "13.1.0";
   const JobResult back = JobResult::from_json(r.to_json(), "result.json");
+  EXPECT_EQ(back.platform.gpu, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(back.platform.cublas, "13.1.0");
+  // A result written before platforms were recorded: its device line says the GPU.
+  Json old = r.to_json();
+  old.erase("platform");
+  old["device"] = "NVIDIA H200 (sm_90, 132 SMs)";
+  EXPECT_EQ(JobResult::from_json(old, "result.json").platform.gpu, "NVIDIA H200");
   ASSERT_EQ(back.checks.size(), 1u);
   EXPECT_EQ(back.checks[0].equivalence["failed"], 0);
   ASSERT_EQ(back.launches.size(), 1u);

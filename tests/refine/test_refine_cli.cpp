@@ -206,6 +206,28 @@ TEST(RefineCli, KnownEvaluationsOfAnEarlierRunAreNotMeasuredAgain) {
   EXPECT_NE(refused.output.find("/nonexistent/evaluations"), std::string::npos) << refused.output;
 }
 
+// A chain whose reference was captured on another GPU than its candidates' profiles stops at
+// the first comparison, naming both GPUs and the reference; nothing is compared across them.
+TEST(RefineCli, AProfileOfAnotherGpuIsNotComparedWithTheReference) {
+  const fs::path out = scratch("other-gpu");
+  const fs::path ref = scratch("other-gpu-ref") / "act-1-linear" / "reference.json";
+  fs::create_directories(ref.parent_path());
+  Json j = read_json_file("../suite/vx-robotics/h200/act-1-linear/reference.json");
+  j["platform"]["gpu"] = "NVIDIA H100 80GB HBM3";
+  write_json_file(ref.string(), j);
+  const CliRun r = vxsynth({"refine", "--reference", ref.string(), "--start", "data/refine/act-1-linear/parent-design.json", "--replay",
+                            "data/refine/store", "--sim-check", "skip", "--budget", "revisions=2", "--out", out.string()});
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("r0 of chain act-1-linear"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("was profiled on NVIDIA H200 (132 SMs), " + ref.string() + " on NVIDIA H100 80GB HBM3 (132 SMs)"),
+            std::string::npos)
+      << r.output;
+  // No record holds a D across the two GPUs.
+  if (fs::exists(out / "act-1-linear" / "revisions.jsonl")) {
+    for (const auto& line : records(out, "act-1-linear")) EXPECT_TRUE(line["d"].is_null()) << line.dump();
+  }
+}
+
 TEST(RefineCli, ScriptedExternalGenerator) {
   const fs::path out = scratch("external");
   const std::string generator =

@@ -20,6 +20,7 @@
 #include "common/process.h"
 #include "refine/evaluation.h"
 #include "refine/lock_sources.h"
+#include "refine/platform_check.h"
 #include "refine/record.h"
 #include "refine/vortex_side.h"
 
@@ -229,6 +230,20 @@ TEST(SuiteCli, LockStatusAndRunOfACheckedChain) {
     write_json_file((bench / "signature.json").string(), with_repeats);
     ASSERT_EQ(vxsynth({"suite", "lock", suite.string(), "--run", run.string()}).code, 0);
     EXPECT_EQ(read_json_file((bench / "signature.json").string())["repeats"]["profiles"], 2);
+  }
+  // A reference captured on another GPU than the run's profiles: nothing is locked, and the
+  // message names both GPUs.
+  {
+    const fs::path ref = bench / "reference.json";
+    const std::string original = slurp(ref);
+    Json other = read_json_file(ref.string());
+    other["platform"]["gpu"] = "NVIDIA H100 80GB HBM3";
+    write_json_file(ref.string(), other);
+    const CliRun refused = vxsynth({"suite", "lock", suite.string(), "--run", run.string()});
+    EXPECT_NE(refused.output.find("act-4-linear: not locked"), std::string::npos) << refused.output;
+    EXPECT_NE(refused.output.find("was profiled on NVIDIA H200 (132 SMs)"), std::string::npos) << refused.output;
+    EXPECT_NE(refused.output.find("on NVIDIA H100 80GB HBM3 (132 SMs)"), std::string::npos) << refused.output;
+    std::ofstream(ref, std::ios::binary) << original;
   }
   // A lock that fails leaves the earlier lock as it was: the retained design of the run no
   // longer matches its record (a start design swapped in).
@@ -572,6 +587,50 @@ TEST(SuiteCli, ALockHoldsWhenItsGeneratorWritesTheSameCode) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("validation.json (cuda_generator)"), std::string::npos) << e.what();
   }
+}
+
+// suite refine on a GPU takes the platform suite captured on it; a folder of several platform
+// suites is named with their GPUs when none is this GPU's, and a folder that mixes two GPUs'
+// references is refused.
+TEST(SuiteCli, PlatformSuitesAreFoundByTheirGpu) {
+  const fs::path root = scratch("platforms");
+  auto bench = [&](const std::string& suite, const std::string& name, const std::string& gpu) {
+    fs::create_directories(root / suite / name);
+    Json ref = read_json_file("../suite/vx-robotics/h200/act-1-linear/reference.json");
+    ref["platform"]["gpu"] = gpu;
+    write_json_file((root / suite / name / "reference.json").string(), ref);
+  };
+  bench("h200", "act-1-linear", "NVIDIA H200");
+  bench("h200", "act-2-linear", "NVIDIA H200");
+  bench("h100", "act-1-linear", "NVIDIA H100 80GB HBM3");
+  const auto suites = platform_suites(root.string());
+  ASSERT_EQ(suites.size(), 2u);
+  EXPECT_EQ(fs::path(suites[0].dir).filename(), "h100");
+  EXPECT_EQ(suites[1].platform.gpu, "NVIDIA H200");
+  EXPECT_EQ(suite_for_gpu(root.string(), "NVIDIA H100 80GB HBM3"), (root / "h100").string());
+  EXPECT_EQ(suite_for_gpu((root / "h200").string(), "NVIDIA H200"), (root / "h200").string());
+  for (const std::string& dir : {root.string(), (root / "h200").string()}) {
+    try {
+      suite_for_gpu(dir, "NVIDIA A100-SXM4-80GB");
+      ADD_FAILURE() << "an A100 got a suite in " << dir;
+    } catch (const InputError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("this machine's GPU is NVIDIA A100-SXM4-80GB (platform a100-sxm4-80gb)"), std::string::npos) << m;
+      EXPECT_NE(m.find("h200 (NVIDIA H200 (132 SMs))"), std::string::npos) << m;
+    }
+  }
+  bench("h200", "act-3-linear", "NVIDIA H100 80GB HBM3");
+  try {
+    platform_suites((root / "h200").string());
+    ADD_FAILURE() << "a suite of two GPUs was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a suite folder holds one platform's references"), std::string::npos) << e.what();
+  }
+  // Without a GPU (a replay), a folder of several platform suites must be narrowed to one.
+  fs::remove_all(root / "h200" / "act-3-linear");
+  const CliRun r = vxsynth({"suite", "refine", root.string(), "--out", scratch("platforms-run").string(), "--replay", "data/refine/store"});
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("holds a suite per platform"), std::string::npos) << r.output;
 }
 
 // `suite effort` counts what a benchmark cost over every committed run, whatever the run's

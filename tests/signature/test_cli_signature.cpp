@@ -248,4 +248,25 @@ TEST(CliDistance, NearestReferencesOfASuiteFolder) {
   EXPECT_EQ(run("distance data/h200/ncu-full-pi0.csv#id=1 --suite data/h200").code, 2);  // no references there
 }
 
+// Two GPU models are two platforms: distance refuses to compare a profile of one with a
+// reference of the other unless asked to (--cross-platform), in every form.
+TEST(CliDistance, ProfilesOfAnotherGpuAreRefusedUnlessCrossPlatform) {
+  const std::string ref = "../suite/vx-robotics/h200/act-1-linear/reference.json";
+  vxsynth::Json h100 = vxsynth::read_json_file(ref);
+  h100["platform"] = {{"gpu", "NVIDIA H100 80GB HBM3"}, {"sm_count", 132}};
+  const std::string cand = temp_file("h100-act-1.json", vxsynth::dump_json(h100));
+  for (const std::string& form : {cand + " " + ref, cand + " --references " + ref, cand + " --suite ../suite/vx-robotics/h200"}) {
+    const Result refused = run("distance " + form);
+    EXPECT_EQ(refused.code, 2) << form << "\n" << refused.out;
+    EXPECT_NE(refused.out.find("NVIDIA H100 80GB HBM3 (132 SMs)"), std::string::npos) << refused.out;
+    EXPECT_NE(refused.out.find("NVIDIA H200 (132 SMs)"), std::string::npos) << refused.out;
+    EXPECT_NE(refused.out.find("--cross-platform"), std::string::npos) << refused.out;
+    const Result asked = run("distance --cross-platform " + form);
+    EXPECT_EQ(asked.code, 0) << form << "\n" << asked.out;
+  }
+  // The same GPU, or a file that names none (an ncu CSV), compares as before.
+  EXPECT_EQ(run("distance " + ref + " " + ref).code, 0);
+  EXPECT_EQ(run("distance --partial " + kFp32 + "#id=1 " + cand).code, 0);
+}
+
 }  // namespace

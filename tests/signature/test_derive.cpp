@@ -262,7 +262,7 @@ TEST(KernelSource, SelectsByIdOrRegexAndRejectsAmbiguity) {
 
 TEST(KernelSource, SignatureJsonRoundTrip) {
   const auto k = load_kernel_signature(std::string(kBf16) + "#id=2", partial());
-  SignatureFile f{"x", {k}};
+  SignatureFile f{"x", {k}, {}};
   const std::string path = ::testing::TempDir() + "sig_roundtrip.json";
   write_json_file(path, f.to_json());
   const auto back = load_kernel_signature(path, DeriveOptions{});

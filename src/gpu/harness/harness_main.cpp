@@ -34,6 +34,7 @@
 #include "gpu/sandbox.h"
 #include "harness/cuda_check.h"
 #include "harness/cupti_kernels.h"
+#include "harness/platform_probe.h"
 #include "harness/vendor_reference.h"
 #include "ops/equivalence.h"
 #include "ops/inputs.h"
@@ -326,7 +327,8 @@ void run_job(const Job& job, JobResult& result) {
   if (prop.major != 9 || prop.minor != 0) {
     throw WorkError("candidates are built for sm_90 but the device is " + result.device);
   }
-  *g_log << "device: " << result.device << "\n";
+  result.platform = probe_platform(device);
+  *g_log << "device: " << result.device << "; platform " << dump_json(signature::platform_to_json(result.platform), -1) << "\n";
   VendorHandles handles;
   std::unique_ptr<KernelRecorder> recorder;
   if (job.mode == JobMode::run && job.record_kernels) recorder = std::make_unique<KernelRecorder>();
