@@ -125,37 +125,43 @@ def test_validate_reference_names_the_field(tmp_path):
         reference.validate_reference(ref, "x.json")
 
 
-def committed():
-    return sorted((SUITE / "h200").glob("*/reference.json"))
+PLATFORMS = [("h200", "NVIDIA H200"), ("h100", "NVIDIA H100 80GB HBM3")]
 
 
-def test_committed_suite_has_fifteen_complete_references():
-    refs = [reference.load_reference(p) for p in committed()]
+def committed(platform="h200"):
+    return sorted((SUITE / platform).glob("*/reference.json"))
+
+
+@pytest.mark.parametrize("platform,gpu", PLATFORMS)
+def test_committed_suite_has_fifteen_complete_references(platform, gpu):
+    refs = [reference.load_reference(p) for p in committed(platform)]
     assert len(refs) == 15
     for w in WORKLOADS:
         mine = sorted((r for r in refs if r["workload"]["name"] == w), key=lambda r: r["kernel"]["rank"])
         assert [r["kernel"]["rank"] for r in mine] == [1, 2, 3, 4, 5]
         shares = [r["kernel"]["gpu_time_share"] for r in mine]
         assert shares == sorted(shares, reverse=True)
-        cov = json.loads((SUITE / "h200" / f"{w}.coverage.json").read_text())
+        cov = json.loads((SUITE / platform / f"{w}.coverage.json").read_text())
         assert cov["top_cumulative_share"] == pytest.approx(mine[-1]["kernel"]["cumulative_share"])
-        assert cov["references"] == [p.parent.name for p in committed() if p.parent.name.startswith(w + "-")]
+        assert cov["references"] == [p.parent.name for p in committed(platform) if p.parent.name.startswith(w + "-")]
         for r in mine:
             assert reference.measured_metrics(r) == list(reference.METRIC_IDS), r["kernel"]["name"]
             # torch.profiler's launch of the chosen instance and ncu's agree on the geometry
             assert r["launch"]["grid"] == r["signature"]["launch"]["grid"]
             assert r["launch"]["block"] == r["signature"]["launch"]["block"]
             assert r["launch"]["registers_per_thread"] == r["signature"]["launch"]["registers_per_thread"]
-            assert r["platform"]["gpu"] == "NVIDIA H200" and r["platform"]["cache_control"] == "all"
+            assert r["platform"]["gpu"] == gpu and r["platform"]["id"] == platform
+            assert r["platform"]["cache_control"] == "all"
 
 
-def test_committed_references_rederive_from_the_raw_captures(tmp_path, vxsynth_bin):
+@pytest.mark.parametrize("platform", [p for p, _ in PLATFORMS])
+def test_committed_references_rederive_from_the_raw_captures(tmp_path, vxsynth_bin, platform):
     """The committed references are what today's `vxsynth signature` derives from the committed
     ncu CSVs. If the derivation changes, re-run the documented --finalize command."""
     for w in WORKLOADS:
-        capture.stage_finalize(SUITE / "captures" / "h200" / w, tmp_path, vxsynth_bin, None, quiet=True)
-    for p in committed():
-        fresh = json.loads((tmp_path / "h200" / p.parent.name / "reference.json").read_text())
+        capture.stage_finalize(SUITE / "captures" / platform / w, tmp_path, vxsynth_bin, None, quiet=True)
+    for p in committed(platform):
+        fresh = json.loads((tmp_path / platform / p.parent.name / "reference.json").read_text())
         old = json.loads(p.read_text())
         assert fresh["signature"]["metrics"] == pytest.approx(old["signature"]["metrics"], rel=1e-9), p.parent.name
         assert fresh["fixed_properties"]["engine_class"] == old["fixed_properties"]["engine_class"], p.parent.name

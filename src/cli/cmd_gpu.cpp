@@ -14,6 +14,7 @@
 #include "gpu/job.h"
 #include "gpu/profile_report.h"
 #include "gpu/sandbox.h"
+#include "refine/platform_check.h"
 #include "signature/kernel_source.h"
 
 namespace vxsynth::cli {
@@ -96,6 +97,7 @@ struct RunOptions : CommonOptions {
 struct ProfileOptions : CommonOptions {
   bool with_reference = false;
   std::string suite;
+  bool cross_platform = false;
   int repeat = 1;
   std::vector<std::string> kernels;
 };
@@ -145,6 +147,8 @@ Runner configure_profile(CLI::App& sub) {
   sub.add_option("--op", o->ops, "op specs (vxsynth.op/1): every candidate runs on every op it accepts")->required();
   sub.add_option("--candidates", o->candidates, "candidate sources A.cu B.cu ...")->required();
   sub.add_flag("--with-reference", o->with_reference, "profile the vendor operator too and report each candidate's D");
+  sub.add_flag("--cross-platform", o->cross_platform,
+               "with --suite: report D to references captured on another GPU model (refused otherwise)");
   sub.add_option("--suite", o->suite,
                  "a suite folder (e.g. suite/vx-robotics/h200): also report each candidate's D to the workload reference "
                  "SUITE/<op>/reference.json, where <op> is the op file's name (the suite table's D)");
@@ -179,6 +183,14 @@ Runner configure_profile(CLI::App& sub) {
         const std::string name = fs::path(op).stem().string();
         const fs::path ref = fs::path(o->suite) / name / "reference.json";
         if (fs::is_regular_file(ref)) {
+          // D(suite) is a distance to a reference of this GPU model, or none is made.
+          if (!o->cross_platform) {
+            if (const gpu::DeviceProbe probe = gpu::probe_cuda_device(); probe.present) {
+              signature::Platform here;
+              here.gpu = probe.detail;
+              refine::require_same_gpu(here, "this machine's GPU", refine::reference_platform(ref.string()), ref.string());
+            }
+          }
           request.workload_references[name] = {ref.string(), signature::load_kernel_signature(ref.string(), {}).values};
         } else {
           std::cout << "--suite: no " << ref.string() << " for op " << name << " (name the op file after the benchmark folder)\n";

@@ -93,7 +93,7 @@ std::string suite_to_refine(const SuiteOptions& o) {
     for (const auto& s : suites) names += (names.empty() ? "" : ", ") + s.dir + " (" + signature::describe(s.platform) + ")";
     throw InputError(o.suite, "", "holds a suite per platform (" + names + "): name the one to refine");
   }
-  return o.suite;
+  return suites.empty() ? o.suite : suites.front().dir;
 }
 
 int run_refine_suite(SuiteOptions o) {

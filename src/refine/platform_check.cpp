@@ -18,9 +18,8 @@ signature::Platform reference_platform(const std::string& reference_json) {
 std::string gpu_mismatch(const signature::Platform& profile, const std::string& what, const signature::Platform& reference,
                          const std::string& reference_path) {
   if (!profile.known() || !reference.known() || signature::same_gpu(profile, reference)) return "";
-  return what + " was profiled on " + signature::describe(profile) + ", " + reference_path + " on " +
-         signature::describe(reference) +
-         ": a distance across two GPU models compares two platforms, not a proxy with the vendor kernel. Compare "
+  return what + ": " + signature::describe(profile) + "; " + reference_path + ": " + signature::describe(reference) +
+         ". Two GPU models: a distance across them compares two platforms, not a proxy with the vendor kernel. Compare "
          "with references captured on " + profile.gpu + " (suite/vx-robotics/" + profile.id() +
          "/), or profile the vendor operator in the same job (`vxsynth gpu profile --with-reference`)";
 }

@@ -13,7 +13,7 @@ namespace vxsynth::refine {
 // The "platform" block of a reference.json (unknown when it has none).
 signature::Platform reference_platform(const std::string& reference_json);
 
-// Why a profile (`what`: "r7 of act-1-linear", "this machine's GPU") and a reference cannot be
+// Why a profile (`what`: "r7 of chain act-1-linear", "this machine's GPU") and a reference cannot be
 // compared: they ran on two GPU models; "" when they can (or either GPU is unknown).
 std::string gpu_mismatch(const signature::Platform& profile, const std::string& what, const signature::Platform& reference,
                          const std::string& reference_path);

@@ -219,7 +219,7 @@ TEST(RefineCli, AProfileOfAnotherGpuIsNotComparedWithTheReference) {
                             "data/refine/store", "--sim-check", "skip", "--budget", "revisions=2", "--out", out.string()});
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("r0 of chain act-1-linear"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("was profiled on NVIDIA H200 (132 SMs), " + ref.string() + " on NVIDIA H100 80GB HBM3 (132 SMs)"),
+  EXPECT_NE(r.output.find("): NVIDIA H200 (132 SMs); " + ref.string() + ": NVIDIA H100 80GB HBM3 (132 SMs). Two GPU models"),
             std::string::npos)
       << r.output;
   // No record holds a D across the two GPUs.

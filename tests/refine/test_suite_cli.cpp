@@ -241,8 +241,8 @@ TEST(SuiteCli, LockStatusAndRunOfACheckedChain) {
     write_json_file(ref.string(), other);
     const CliRun refused = vxsynth({"suite", "lock", suite.string(), "--run", run.string()});
     EXPECT_NE(refused.output.find("act-4-linear: not locked"), std::string::npos) << refused.output;
-    EXPECT_NE(refused.output.find("was profiled on NVIDIA H200 (132 SMs)"), std::string::npos) << refused.output;
-    EXPECT_NE(refused.output.find("on NVIDIA H100 80GB HBM3 (132 SMs)"), std::string::npos) << refused.output;
+    EXPECT_NE(refused.output.find(": NVIDIA H200 (132 SMs); "), std::string::npos) << refused.output;
+    EXPECT_NE(refused.output.find("reference.json: NVIDIA H100 80GB HBM3 (132 SMs). Two GPU models"), std::string::npos) << refused.output;
     std::ofstream(ref, std::ios::binary) << original;
   }
   // A lock that fails leaves the earlier lock as it was: the retained design of the run no
