@@ -93,6 +93,19 @@ std::vector<Entry> suite_references(const std::string& dir, const signature::Der
   return out;
 }
 
+// A spec's name in a table: a suite file (reference.json, signature.json, ...) by its benchmark
+// folder, any other file by its stem, with its kernel selector; at most 24 characters.
+std::string short_name(const std::string& label) {
+  const std::string path = label.substr(0, label.find_first_of("# "));
+  const std::string selector = path.size() < label.size() ? label.substr(path.size()) : "";
+  const fs::path p(path);
+  const std::string file = p.filename().string();
+  const bool suite_file = file == "reference.json" || file == "signature.json" || file == "vortex-signature.json";
+  std::string name = (suite_file && p.has_parent_path() ? p.parent_path().filename().string() : p.stem().string());
+  for (const char ch : selector) name += ch == ' ' ? '#' : ch;
+  return name.size() > 24 ? name.substr(0, 23) + "~" : name;
+}
+
 template <typename... Args>
 std::string strf(const char* format, Args... args) {
   char buf[512];
@@ -184,17 +197,29 @@ int run_matrix(const DistanceOptions& o, const signature::DeriveOptions& options
                                 {"config", cfg.to_json()}})
               << "\n";
   } else {
+    // Rows and columns by name (short_name); the legend below gives each one's file and kernel.
+    std::vector<std::string> row_names, col_names;
+    std::size_t row_width = 6, col_width = 10;
+    for (std::size_t c = 0; c < cands.size(); ++c) {
+      row_names.push_back("c" + std::to_string(c + 1) + " " + short_name(cands[c].label));
+      row_width = std::max(row_width, row_names.back().size());
+    }
+    for (std::size_t r = 0; r < refs.size(); ++r) {
+      col_names.push_back("r" + std::to_string(r + 1) + " " + short_name(refs[r].label));
+      col_width = std::max(col_width, col_names.back().size());
+    }
+    const int rw = static_cast<int>(row_width), cw = static_cast<int>(col_width);
     std::cout << "D, candidates (rows) x references (columns); * marks each row's nearest reference\n\n";
-    std::cout << strf("%-6s", "");
-    for (std::size_t r = 0; r < refs.size(); ++r) std::cout << strf(" %10s", ("r" + std::to_string(r + 1)).c_str());
+    std::cout << strf("%-*s", rw, "");
+    for (std::size_t r = 0; r < refs.size(); ++r) std::cout << strf(" %*s", cw, col_names[r].c_str());
     std::cout << "\n";
     for (std::size_t c = 0; c < cands.size(); ++c) {
       std::size_t best = refs.size();
       for (std::size_t r = 0; r < refs.size(); ++r)
         if (m[c][r].d && (best == refs.size() || *m[c][r].d < *m[c][best].d)) best = r;
-      std::cout << strf("%-6s", ("c" + std::to_string(c + 1)).c_str());
+      std::cout << strf("%-*s", rw, row_names[c].c_str());
       for (std::size_t r = 0; r < refs.size(); ++r)
-        std::cout << strf(" %9s%s", d_text(m[c][r]).c_str(), r == best ? "*" : " ");
+        std::cout << strf(" %*s%s", cw - 1, d_text(m[c][r]).c_str(), r == best ? "*" : " ");
       std::cout << "\n";
     }
     std::cout << "\ncandidates:\n";

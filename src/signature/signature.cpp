@@ -98,15 +98,26 @@ Platform read_platform(const std::string& spec) {
   const std::string path = spec.substr(0, spec.find('#'));
   if (path.size() < 5 || path.compare(path.size() - 5, 5, ".json") != 0) return {};
   const Json j = read_json_file(path);
-  if (!j.is_object() || !j.contains("platform") || j["platform"].is_null()) return {};
+  if (!j.is_object()) return {};
+  if (!j.contains("platform") || j["platform"].is_null()) {
+    // A locked signature names the device its profiles ran on in its origin.
+    return j.contains("origin") && j["origin"].is_string() ? platform_from_origin(j["origin"].get<std::string>()) : Platform{};
+  }
   return platform_from_json(j["platform"], path, "platform");
 }
 
 std::vector<KernelSignature> read_signatures(const std::string& path) {
   const Json j = read_json_file(path);
   if (!j.is_object() || !j.contains("schema") || !j["schema"].is_string())
-    throw InputError(path, "schema", "missing (expected \"vxsynth.signature/1\" or \"vxsynth.reference/1\")");
+    throw InputError(path, "schema",
+                     "missing (expected \"vxsynth.signature/1\", \"vxsynth.reference/1\" or \"vxsynth.locked-signature/1\")");
   const std::string schema = j["schema"].get<std::string>();
+  if (schema.rfind("vxsynth.locked-signature/", 0) == 0) {
+    // A locked benchmark's signature.json: the mean of the lock's profiles, named by its design.
+    require_schema(j, "locked-signature", 1, path);
+    Json kernel{{"name", get_field<std::string>(j, "design", path)}, {"metrics", get_field<Json>(j, "signature", path)}};
+    return {KernelSignature::from_json(kernel, path, "signature")};
+  }
   if (schema.rfind("vxsynth.reference/", 0) == 0) {
     require_schema(j, "reference", 1, path);
     return {KernelSignature::from_json(get_field<Json>(j, "signature", path), path, "signature")};

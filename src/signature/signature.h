@@ -57,11 +57,14 @@ struct SignatureFile {
   Json to_json() const;
 };
 
-// Reads the kernels of a vxsynth.signature/1 file, or the one of a vxsynth.reference/1 file.
+// Reads the kernels of a vxsynth.signature/1 file, or the one of a vxsynth.reference/1 file or
+// of a locked benchmark's vxsynth.locked-signature/1 (the lock's mean signature, named by its
+// design).
 std::vector<KernelSignature> read_signatures(const std::string& path);
 
-// The platform a signature or reference file names ("platform"); unknown for other files (an
-// ncu CSV) and files without one. A "#selector" after the path is ignored.
+// The platform a signature or reference file names ("platform"; a locked signature: the device
+// its origin names); unknown for other files (an ncu CSV) and files without one. A "#selector"
+// after the path is ignored.
 Platform read_platform(const std::string& spec);
 
 }  // namespace vxsynth::signature

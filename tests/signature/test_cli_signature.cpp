@@ -248,6 +248,27 @@ TEST(CliDistance, NearestReferencesOfASuiteFolder) {
   EXPECT_EQ(run("distance data/h200/ncu-full-pi0.csv#id=1 --suite data/h200").code, 2);  // no references there
 }
 
+// A locked benchmark's signature.json is a signature too (its lock's mean, named by its design),
+// and the matrix names its rows and columns by benchmark.
+TEST(CliDistance, ReadsTheSuitesLockedSignaturesAndNamesTheMatrix) {
+  const std::string h200 = "../suite/vx-robotics/h200/";
+  const Result pair = run("distance --json " + h200 + "act-2-linear/signature.json " + h200 + "act-2-linear/reference.json");
+  ASSERT_EQ(pair.code, 0) << pair.out;
+  const auto j = vxsynth::Json::parse(pair.out);
+  const auto locked = vxsynth::read_json_file(h200 + "act-2-linear/signature.json");
+  EXPECT_NEAR(j["distance"]["D"].get<double>(), locked["d"].get<double>(), 1e-12);  // the lock's own D
+  EXPECT_EQ(j["candidate"]["name"], locked["design"]);
+  const Result matrix = run("distance " + h200 + "act-1-linear/signature.json " + h200 + "act-2-linear/signature.json --references " +
+                            h200 + "act-1-linear/reference.json " + h200 + "act-2-linear/reference.json");
+  ASSERT_EQ(matrix.code, 0) << matrix.out;
+  EXPECT_NE(matrix.out.find("r1 act-1-linear r2 act-2-linear"), std::string::npos) << matrix.out;
+  EXPECT_NE(matrix.out.find("c2 act-2-linear "), std::string::npos) << matrix.out;
+  // A locked signature says which GPU its profiles ran on (its origin): refused against another's.
+  vxsynth::Json other = vxsynth::read_json_file(h200 + "act-2-linear/reference.json");
+  other["platform"]["gpu"] = "NVIDIA H100 80GB HBM3";
+  EXPECT_EQ(run("distance " + h200 + "act-2-linear/signature.json " + temp_file("h100-ref.json", vxsynth::dump_json(other))).code, 2);
+}
+
 // Two GPU models are two platforms: distance refuses to compare a profile of one with a
 // reference of the other unless asked to (--cross-platform), in every form.
 TEST(CliDistance, ProfilesOfAnotherGpuAreRefusedUnlessCrossPlatform) {
