@@ -3,6 +3,7 @@ locked suite, every figure written and referenced, nothing fetched over the netw
 it draws agree with the committed records; and, where Debian's chromium is installed, the page
 loads in headless Chromium with every figure shown and no console error (a screenshot is kept
 under the build folder)."""
+import html
 import json
 import os
 import re
@@ -95,6 +96,30 @@ def test_every_figure_is_written_and_referenced(made):
     # the sortable table: one header and one row per benchmark, all of the same width
     assert len(refs.rows) == 1 + len(json.loads((SUITE_DIR / "suite.json").read_text())["benchmarks"])
     assert len(set(refs.rows)) == 1, refs.rows
+
+
+def test_the_table_is_the_suite_status_tables(made, vxsynth_bin):
+    """tried/retained, seed D, final D, device seconds and the Vortex side's D are `vxsynth suite
+    status`'s on every row: one source for both tables."""
+    out, _ = made
+    page = (out / "index.html").read_text()
+    status = json.loads(subprocess.run([vxsynth_bin, "suite", "status", str(SUITE_DIR), "--json"], capture_output=True,
+                                       text=True, check=True).stdout)
+    rows = {}
+    for tr in re.findall(r"<tr>(.*?)</tr>", page, re.S):
+        cells = re.findall(r"<td data-v=\"([^\"]*)\">(.*?)</td>", tr, re.S)
+        if cells:
+            rows[cells[0][0]] = [html.unescape(c[1]) for c in cells]
+    locked = [r for r in status["rows"] if r["locked"]]
+    assert len(locked) >= 2
+    for r in locked:
+        cells = rows[r["benchmark"]]
+        assert cells[7] == f"{r['revisions']}/{r['retained']}", (r["benchmark"], cells[7])
+        assert cells[8] == report._fmt(r["seed_d"]), (r["benchmark"], cells[8])
+        assert cells[9] == report._fmt(r["final_d"]), (r["benchmark"], cells[9])
+        assert cells[13] == f"{r['device_seconds']:.0f}", (r["benchmark"], cells[13])
+        if r.get("vortex"):
+            assert cells[11].rstrip("!") == report._fmt(r["vortex"]["d_cuda"]), (r["benchmark"], cells[11])
 
 
 def test_nothing_is_fetched_over_the_network(made):
@@ -197,7 +222,7 @@ def test_cli_writes_the_report_and_passes_errors_through(vxsynth_bin, tmp_path):
     assert not list((tmp_path / "out" / "figures").glob("*.png"))
     p = subprocess.run([vxsynth_bin, "report", str(tmp_path / "nowhere"), "-o", str(tmp_path / "o2")],
                        capture_output=True, text=True)
-    assert p.returncode == 2 and "suite.json: no such file" in p.stderr, p.stderr
+    assert p.returncode == 2 and "nowhere: no such suite folder" in p.stderr, p.stderr
     env = dict(os.environ, VXSYNTH_PYTHON=str(tmp_path / "no-python"))
     p = subprocess.run([vxsynth_bin, "report", str(suite), "-o", str(tmp_path / "o3")],
                        capture_output=True, text=True, env=env)

@@ -17,6 +17,7 @@ import html
 import json
 import math
 import os
+import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -116,21 +117,41 @@ def load_vortex_side(path: Path) -> dict:
     return {"metrics": kernels[0]["metrics"], "side": side}
 
 
-def load_suite(suite_dir: Path) -> dict:
-    """Everything the report shows, from the suite folder's files."""
+def suite_status(suite_dir: Path, status_file: Path | None = None) -> dict:
+    """The suite table as `vxsynth suite status SUITE --json` computes it (the one source of the
+    per-benchmark figures both show: tried/retained, seed D, final D, device seconds, the Vortex
+    side's D): read from status_file (`vxsynth report` writes it), else asked of the binary
+    (VXSYNTH, else build/vxsynth of this source tree)."""
+    if status_file is not None:
+        return _load_json(status_file, "vxsynth.suite-status/1")
+    binary = os.environ.get("VXSYNTH") or str(Path(__file__).resolve().parents[2] / "build" / "vxsynth")
+    if not os.path.isfile(binary):
+        raise ReportError(f"{binary}: not found: the report takes the suite table from `vxsynth suite status --json` "
+                          "(build vxsynth, set VXSYNTH, or pass --status FILE)")
+    run = subprocess.run([binary, "suite", "status", str(suite_dir), "--json"], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise ReportError(f"`{binary} suite status {suite_dir} --json` failed: {run.stdout.strip()} {run.stderr.strip()}")
+    return json.loads(run.stdout)
+
+
+def load_suite(suite_dir: Path, status_file: Path | None = None) -> dict:
+    """Everything the report shows, from the suite folder's files and the suite table."""
     plan = _load_json(suite_dir / "suite.json", "vxsynth.suite-plan/1")
+    for b in plan.get("benchmarks", []):
+        for field in ("name", "workload", "op", "share", "serves"):
+            if field not in b:
+                raise ReportError(f"{suite_dir / 'suite.json'}: benchmark {b.get('name', '?')}: field {field!r} missing")
+    rows = {r["benchmark"]: r for r in suite_status(suite_dir, status_file).get("rows", [])}
     coverage = {}
     for p in sorted(suite_dir.glob("*.coverage.json")):
         c = _load_json(p, reference.COVERAGE_SCHEMA)
         coverage[c["workload"]["name"]] = c
     benches = []
     for b in plan.get("benchmarks", []):
-        for field in ("name", "workload", "op", "share", "serves"):
-            if field not in b:
-                raise ReportError(f"{suite_dir / 'suite.json'}: benchmark {b.get('name', '?')}: field {field!r} missing")
         bdir = suite_dir / b["name"]
         ref = reference.load_reference(bdir / "reference.json")
-        entry = {"plan": b, "dir": bdir, "reference": ref, "locked": (bdir / "signature.json").is_file()}
+        entry = {"plan": b, "dir": bdir, "reference": ref, "locked": (bdir / "signature.json").is_file(),
+                 "status": rows.get(b["name"], {})}
         if entry["locked"]:
             entry["signature"] = _load_json(bdir / "signature.json", "vxsynth.locked-signature/1")
             entry["validation"] = _load_json(bdir / "validation.json", "vxsynth.validation/1")
@@ -627,10 +648,11 @@ section.bench { border-top: 2px solid #ddd; margin-top: 1.5em; }
 
 
 def _vortex_cell(e: dict) -> tuple:
-    if "vortex" not in e:
+    vortex = e["status"].get("vortex")
+    if not vortex:
         return ("", "-")
-    d = e["vortex"]["side"]["distance_to_cuda"]["d"]
-    return (d if d is not None else "", _fmt(d))
+    d = vortex.get("d_cuda")
+    return (d if d is not None else "", _fmt(d) + ("!" if vortex.get("stale") else ""))
 
 
 def suite_table(suite: dict, out: Path) -> str:
@@ -647,16 +669,18 @@ def suite_table(suite: dict, out: Path) -> str:
             name += "<br><span class='note'>also serves " + ", ".join(
                 _e(s["folder"]) for s in p["serves"] if s["folder"] != p["name"]) + "</span>"
         if e["locked"]:
-            s, v = e["signature"], e["validation"]
+            v, st = e["validation"], e["status"]
+            final = st.get("final_d")
             cells = [(p["name"], name), (p["workload"], _e(p["workload"])), (p["op"], _e(p["op"])),
                      (shape_of(e), _e(shape_of(e))), (100 * p["share"], f"{100 * p['share']:.1f}"),
                      (math_of(e), _e(math_of(e))),
                      (v["precision"]["cuda"], _e(f"{v['precision']['cuda']}/{v['precision']['vortex']}")),
-                     (s["revisions"], f"{s['revisions']}/{s['retained']}"), (s["seed_d"], f"{s['seed_d']:.3f}"),
-                     (s["d"], f"{s['d']:.3f}"), (p.get("nearest_d"), _fmt(p.get("nearest_d"))),
+                     (st.get("revisions", ""), f"{st.get('revisions', '-')}/{st.get('retained', '-')}"),
+                     (st.get("seed_d") or "", _fmt(st.get("seed_d"))),
+                     (final if final is not None else "", _fmt(final)), (p.get("nearest_d"), _fmt(p.get("nearest_d"))),
                      _vortex_cell(e),
                      ("", f"{v['source_check']['status']}/{v['candidate_check']['status']}"),
-                     (s.get("device_seconds", 0), f"{s.get('device_seconds', 0):.0f}"), ("", files)]
+                     (st.get("device_seconds", 0), f"{st.get('device_seconds', 0):.0f}"), ("", files)]
         else:
             cells = [(p["name"], name), (p["workload"], _e(p["workload"])), (p["op"], _e(p["op"])),
                      (shape_of(e), _e(shape_of(e))), (100 * p["share"], f"{100 * p['share']:.1f}"),
@@ -667,9 +691,9 @@ def suite_table(suite: dict, out: Path) -> str:
             + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 
 
-def write_report(suite_dir: Path, out: Path, png: bool = True) -> dict:
+def write_report(suite_dir: Path, out: Path, png: bool = True, status_file: Path | None = None) -> dict:
     t0 = time.monotonic()
-    suite = load_suite(suite_dir)
+    suite = load_suite(suite_dir, status_file)
     out.mkdir(parents=True, exist_ok=True)
     figs = Figures(out, png)
     cov_stem, cov = coverage_figure(suite, figs)
@@ -697,8 +721,9 @@ def write_report(suite_dir: Path, out: Path, png: bool = True) -> dict:
                        f"<td>{c['identities']}</td></tr>" for c in cov) + "</table>",
              "<h2 id='table'>Suite table</h2><p class='note'>Click a column to sort. share = of the "
              "workload's GPU kernel time (merged references added); reference math = the vendor kernel's math path; proxy "
-             "CUDA/Vortex = the precision each side of the locked pair computes in; tried/retained "
-             "= revisions of the chain; nearest D = D from the reference to the nearest other reference; Vortex–CUDA D = D "
+             "CUDA/Vortex = the precision each side of the locked pair computes in; tried/retained, seed D, final D, "
+             "device s and Vortex–CUDA D are <code>vxsynth suite status</code>'s (designs over every committed run, the "
+             "final D the mean over repeat profiles where there are); nearest D = D from the reference to the nearest other reference; Vortex–CUDA D = D "
              "between the Vortex side's signature (vortex2 timing model, the design's Vortex machine) and the CUDA "
              "proxy's, '-' where none was made.</p>",
              suite_table(suite, out),
@@ -722,8 +747,10 @@ def write_report(suite_dir: Path, out: Path, png: bool = True) -> dict:
         parts += [f"<section class='bench' id='{_e(name)}'><h2>{_e(name)}</h2>",
                   f"<p>{_e(e['plan']['op'])} {_e(shape_of(e))}, {100 * e['plan']['share']:.1f}% of "
                   f"{_e(e['plan']['workload'])}'s GPU kernel time; reference kernel <code>{_e(e['reference']['kernel']['name'])}</code>."
-                  f"<br>Locked revision {s['revision']} (<code>{_e(s['design'])}</code>): D {s['d']:.4f} "
-                  f"(seed D {s['seed_d']:.4f}; nearest other reference {_e(s.get('nearest_reference'))} at "
+                  f"<br>Locked revision {s['revision']} (<code>{_e(s['design'])}</code>): D {s['d']:.4f}, final D "
+                  f"{_fmt(e['status'].get('final_d'), '.4f')} (seed D {_fmt(e['status'].get('seed_d'), '.4f')}; "
+                  f"tried/retained {e['status'].get('revisions', '-')}/{e['status'].get('retained', '-')} over "
+                  f"{_e(e['status'].get('effort', 'the lock'))}; nearest other reference {_e(s.get('nearest_reference'))} at "
                   f"{_fmt(s.get('nearest_reference_d'), '.4f')}). {_e(_spread(e))}. Files: "
                   + " ".join(f'<a href="{_e(rel)}/{f}">{f.rstrip("/")}</a>' for f in BENCH_FILES
                              if (e["dir"] / f.rstrip("/")).exists()) + "</p>",
@@ -742,6 +769,8 @@ def main(argv=None) -> int:
     ap.add_argument("suite", metavar="SUITE_DIR", help="a locked suite folder (suite.json, benchmark folders)")
     ap.add_argument("-o", "--out", required=True, metavar="DIR", help="output folder (created; index.html, figures/)")
     ap.add_argument("--no-png", action="store_true", help="write SVG figures only")
+    ap.add_argument("--status", metavar="FILE", help="the suite table (`vxsynth suite status SUITE --json`; default: asked "
+                                                    "of the binary)")
     a = ap.parse_args(argv)
     try:
         import matplotlib  # noqa: F401
@@ -750,7 +779,7 @@ def main(argv=None) -> int:
               f"({sys.executable}); install Debian's python3-matplotlib (scripts/install-deps)", file=sys.stderr)
         return 2
     try:
-        r = write_report(Path(a.suite), Path(a.out), png=not a.no_png)
+        r = write_report(Path(a.suite), Path(a.out), png=not a.no_png, status_file=Path(a.status) if a.status else None)
     except (ReportError, reference.ReferenceError) as e:
         print(f"vxsynth report: {e}", file=sys.stderr)
         return 2

@@ -17,6 +17,9 @@
 
 #include "cli/command.h"
 #include "common/error.h"
+#include "common/json_io.h"
+#include "refine/suite.h"
+#include "refine/suite_run.h"
 
 extern char** environ;
 
@@ -94,7 +97,12 @@ const CommandRegistrar reg(
           throw InputError(dir, "python folder",
                            "no vxsynth/report.py there (the source tree moved?): set VXSYNTH_PYTHONPATH to "
                            "the source tree's python/ folder");
-        std::vector<std::string> args{py, "-m", "vxsynth.report", o->suite, "-o", o->out};
+        // The suite table's figures come from the one place `suite status` takes them.
+        const auto plan = refine::plan_suite(o->suite, refine::kReferenceNoiseD);
+        fs::create_directories(o->out);
+        const std::string status = (fs::path(o->out) / "suite-status.json").string();
+        write_json_file(status, refine::suite_status(plan));
+        std::vector<std::string> args{py, "-m", "vxsynth.report", o->suite, "-o", o->out, "--status", status};
         if (o->no_png) args.emplace_back("--no-png");
         return run_python(args, dir);
       };
