@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "common/error.h"
 #include "program_util.h"
@@ -254,11 +255,14 @@ TEST(TimingCache, HitsAndMissesOfReadsAndWritesAreCountedApart) {
   EXPECT_EQ(batched.stats().read_misses, 3u);  // a merged miss is a miss
   EXPECT_EQ(batched.stats().writes, 3u);
   EXPECT_EQ(batched.stats().write_misses, 0u);
-  // One bank: the reads at cycle 1000 wait 0, 1 and 2 cycles for it (3). Each write holds the
-  // bank until the next level takes it (10 cycles later here, the bank's own 2 cycles of latency
-  // overlapping), so the three writes at cycle 2000 wait 0, 10 and 20 (30).
-  EXPECT_EQ(batched.stats().bank_stalls, 33u);
+  // One bank: the reads at cycle 1000 wait 0, 1 and 2 cycles for it (3 request-cycles, in 2
+  // bank-cycles). Each write holds the bank until the next level takes it (10 cycles later here,
+  // the bank's own 2 cycles of latency overlapping), so the three writes at cycle 2000 wait 0, 10
+  // and 20 (30 request-cycles, in the 20 cycles from 2000).
+  EXPECT_EQ(batched.stats().bank_wait, 33u);
+  EXPECT_EQ(batched.stats().bank_stalls, 22u);
   EXPECT_EQ(batched.stats().mshr_stalls, 0u);
+  EXPECT_EQ(batched.stats().banks, 1u);
 }
 
 // The DRAM row model (off by default; a parameter away): a request to a bank whose open row is
@@ -279,8 +283,66 @@ TEST(TimingMemory, RowMissesWaitForTheirBankAndAreCounted) {
   EXPECT_EQ(mem.request(3000, 2048, false), 3022u);  // line 32: row 2
   EXPECT_EQ(mem.request(3001, 0, false), 3044u);    // row 1 again, behind row 2's transfer
   EXPECT_EQ(mem.stats().row_misses, 3u);
-  EXPECT_EQ(mem.stats().bank_stalls, 20u + 0u + 20u + 41u);
+  // Waits [1000, 1020), none, [3000, 3020) and [3001, 3042): 81 request-cycles in 62 of the channel.
+  EXPECT_EQ(mem.stats().bank_wait, 20u + 0u + 20u + 41u);
+  EXPECT_EQ(mem.stats().bank_stalls, 20u + 0u + 42u);
   EXPECT_EQ(mem.stats().reads, 4u);
+  // The row model off: the same requests miss no row.
+  shape.row_miss_cycles = 0;
+  timing::FixedLatencyMemory flat(shape);
+  for (const uint64_t addr : {0, 64, 2048, 0}) flat.request(1000 + addr, addr, false);
+  EXPECT_EQ(flat.stats().row_misses, 0u);
+}
+
+// What the PERF counters mean bounds them (docs/vxsim-timing.md, "Counters and output"): a
+// unit's stall cycles are at most the run's cycles per unit, a wait summed over requests is at
+// least the stall cycles it spans, the scheduler's stalls are the idle cycles with active
+// warps, and row misses are counted only with the row model on. The memory-bound SGEMM (2 MSHRs,
+// slow memory, local memory and barriers) fills every queue these count.
+TEST(Timing, CountersKeepTheirBounds) {
+  for (const bool rows : {false, true}) {
+    SCOPED_TRACE(rows ? "row model on" : "row model off");
+    timing::TimingParams p;
+    for (const char* o : {"dcache_mshr=2", "mem_cycles_per_line=9", "dcache_size=2048"}) p.set_assignment(o);
+    if (rows) p.set_assignment("mem_row_miss_cycles=24");
+    timing::Vortex2Model model(p);
+    const Config cfg = make_config(2, 8, 8);
+    const timing::TimingSummary s = run_sgemm(cfg, 40, &model).summary;
+    const uint64_t cycles = s.cycles, cores = s.cores.size();
+    ASSERT_GT(cycles, 0u);
+    EXPECT_LE(s.total.sched_stalls, s.total.sched_idle);
+    EXPECT_LE(s.total.sched_idle, cycles * cores);
+    EXPECT_LE(s.total.scrb_stalls, cycles * cores * ((cfg.warps + 15) / 16));  // per issue slot
+    EXPECT_LE(s.total.lmem_bank_stalls, cycles * cores);
+    EXPECT_GE(s.total.lmem_bank_wait, s.total.lmem_bank_stalls);
+    for (const auto* c : {&s.dcache, &s.icache}) {
+      EXPECT_LE(c->bank_stalls, cycles * c->banks);
+      EXPECT_GE(c->bank_wait, c->bank_stalls);
+      EXPECT_LE(c->mshr_stalls, cycles * c->caches);
+      EXPECT_GE(c->mshr_wait, c->mshr_stalls);
+    }
+    EXPECT_GT(s.dcache.bank_stalls, 0u);
+    EXPECT_GT(s.dcache.mshr_stalls, 0u);
+    EXPECT_GT(s.dcache.mshr_wait, s.dcache.mshr_stalls);  // two MSHRs: misses wait together
+    EXPECT_GT(s.memory.bank_stalls, 0u);
+    EXPECT_LE(s.memory.bank_stalls, cycles * s.memory_banks);
+    EXPECT_GE(s.memory.bank_wait, s.memory.bank_stalls);
+    EXPECT_LE(s.memory.queue_stalls, cycles * s.memory_banks);
+    EXPECT_GE(s.memory.queue_wait, s.memory.queue_stalls);
+    EXPECT_EQ(s.memory_row_model, rows);
+    if (rows) {
+      EXPECT_GT(s.memory.row_misses, 0u);
+    } else {
+      EXPECT_EQ(s.memory.row_misses, 0u);
+    }
+    // The PERF lines say the same, with each share of its units' cycles.
+    std::ostringstream perf;
+    timing::print_timing_perf(perf, s, cfg.threads);
+    EXPECT_NE(perf.str().find(rows ? "row misses=" + std::to_string(s.memory.row_misses) : "row misses=n/a (row model off)"),
+              std::string::npos)
+        << perf.str();
+    EXPECT_NE(perf.str().find("bank stalls=" + std::to_string(s.dcache.bank_stalls) + " ("), std::string::npos) << perf.str();
+  }
 }
 
 // Pinned figures: a change meant only to make the model faster must leave every cycle where it
@@ -297,7 +359,7 @@ TEST(Timing, CyclesArePinned) {
     Config cfg;
     std::vector<std::string> params;
     // cycles, instrs, scoreboard stalls, ibuffer stalls, scheduler stalls, dcache read misses,
-    // dcache MSHR stalls, memory reads
+    // dcache MSHR waits (summed over misses), memory reads
     std::array<uint64_t, 8> expected;
   };
   const std::vector<Case> cases = {
@@ -312,7 +374,7 @@ TEST(Timing, CyclesArePinned) {
   auto figures = [](const timing::TimingSummary& s) {
     return std::array<uint64_t, 8>{s.cycles,           s.total.instrs,       s.total.scrb_stalls,
                                    s.total.ibuf_stalls, s.total.sched_stalls, s.dcache.read_misses,
-                                   s.dcache.mshr_stalls, s.memory.reads};
+                                   s.dcache.mshr_wait, s.memory.reads};
   };
   auto show = [](const std::array<uint64_t, 8>& a) {
     std::string out;

@@ -11,7 +11,11 @@ CacheStats& CacheStats::operator+=(const CacheStats& o) {
   read_misses += o.read_misses;
   write_misses += o.write_misses;
   bank_stalls += o.bank_stalls;
+  bank_wait += o.bank_wait;
   mshr_stalls += o.mshr_stalls;
+  mshr_wait += o.mshr_wait;
+  banks += o.banks;
+  caches += o.caches;
   return *this;
 }
 
@@ -27,6 +31,7 @@ Cache::Cache(uint32_t size, uint32_t ways, uint32_t line, uint32_t banks, uint32
       tags_(static_cast<size_t>(sets_) * ways, 0),
       lru_(static_cast<size_t>(sets_) * ways, 0),
       bank_free_(banks, 0),
+      bank_stalled_until_(banks, 0),
       mshr_line_(mshrs, 0),
       mshr_fill_(mshrs, 0),
       mshr_hash_count_(kHashes, 0) {
@@ -35,6 +40,8 @@ Cache::Cache(uint32_t size, uint32_t ways, uint32_t line, uint32_t banks, uint32
   mshr_index_bits_ = static_cast<uint32_t>(std::countr_zero(mshr_leaves_));
   mshr_tree_.assign(2 * static_cast<size_t>(mshr_leaves_), 0);
   mshr_rebuild();
+  stats_.banks = banks;
+  stats_.caches = 1;
 }
 
 void Cache::mshr_rebuild() {
@@ -62,6 +69,8 @@ void Cache::reset() {
   std::fill(tags_.begin(), tags_.end(), 0);
   std::fill(lru_.begin(), lru_.end(), 0);
   std::fill(bank_free_.begin(), bank_free_.end(), 0);
+  std::fill(bank_stalled_until_.begin(), bank_stalled_until_.end(), 0);
+  mshr_stalled_until_ = 0;
   std::fill(mshr_line_.begin(), mshr_line_.end(), 0);
   std::fill(mshr_fill_.begin(), mshr_fill_.end(), 0);
   std::fill(mshr_hash_count_.begin(), mshr_hash_count_.end(), 0);
@@ -69,6 +78,8 @@ void Cache::reset() {
   mshr_rebuild();
   stamp_ = 0;
   stats_ = CacheStats{};
+  stats_.banks = static_cast<uint32_t>(bank_free_.size());
+  stats_.caches = 1;
 }
 
 uint64_t Cache::request(uint64_t cycle, uint64_t addr, bool write) { return access(cycle, addr, write); }
@@ -82,9 +93,10 @@ uint64_t Cache::request_lines(uint64_t cycle, const uint32_t* addrs, uint32_t n,
 // Inlined into both callers (request_lines is the hot one).
 [[gnu::always_inline]] inline uint64_t Cache::access(uint64_t cycle, uint64_t addr, bool write) {
   const uint64_t line = addr >> line_bits_;
-  uint64_t& bank = bank_free_[line & (bank_free_.size() - 1)];
+  const size_t bank_index = line & (bank_free_.size() - 1);
+  uint64_t& bank = bank_free_[bank_index];
   uint64_t t = std::max(cycle, bank);
-  stats_.bank_stalls += t - cycle;
+  count_wait(cycle, t, bank_stalled_until_[bank_index], stats_.bank_stalls, stats_.bank_wait);
   bank = t + 1;
   const uint32_t set = static_cast<uint32_t>((line >> bank_bits_) & (sets_ - 1));
   uint32_t* tags = &tags_[static_cast<size_t>(set) * ways_];
@@ -139,7 +151,7 @@ uint64_t Cache::request_lines(uint64_t cycle, const uint32_t* addrs, uint32_t n,
     slot = n - mshr_leaves_;
   } else {
     slot = static_cast<uint32_t>(mshr_tree_[1] & (mshr_leaves_ - 1));
-    stats_.mshr_stalls += earliest - t;
+    count_wait(t, earliest, mshr_stalled_until_, stats_.mshr_stalls, stats_.mshr_wait);
     t = earliest;
   }
   const uint64_t fill = next_->request(t + latency_, addr, false);

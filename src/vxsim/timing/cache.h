@@ -14,8 +14,12 @@ struct CacheStats {
   uint64_t writes = 0;
   uint64_t read_misses = 0;
   uint64_t write_misses = 0;
-  uint64_t bank_stalls = 0;  // cycles requests waited for a busy bank
-  uint64_t mshr_stalls = 0;  // cycles misses waited for a free MSHR
+  uint64_t bank_stalls = 0;  // bank-cycles with a request waiting for its busy bank (<= cycles * banks)
+  uint64_t bank_wait = 0;    // the same waits summed over requests
+  uint64_t mshr_stalls = 0;  // cycles with a miss waiting for a free MSHR (<= cycles)
+  uint64_t mshr_wait = 0;    // the same waits summed over misses
+  uint32_t banks = 0;        // of the caches summed here
+  uint32_t caches = 0;
   CacheStats& operator+=(const CacheStats& o);
 };
 
@@ -39,6 +43,8 @@ class Cache final : public MemLevel {
   std::vector<uint32_t> tags_;   // sets * ways: line number + 1, 0 = invalid
   std::vector<uint64_t> lru_;    // last use stamp
   std::vector<uint64_t> bank_free_;
+  std::vector<uint64_t> bank_stalled_until_;  // count_wait's `until` per bank
+  uint64_t mshr_stalled_until_ = 0;
   // MSHRs: the line each one fills (line number + 1) and the cycle the line arrives; split
   // into two arrays, and with a count of entries per line hash so a miss to a line no MSHR
   // holds skips the merge scan (every request checks for a merge).

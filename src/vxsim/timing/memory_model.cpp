@@ -45,17 +45,18 @@ uint64_t FixedLatencyMemory::request(uint64_t cycle, uint64_t addr, bool write) 
   uint64_t* queue_slot = shape_.queue != 0 ? &starts_[channel * shape_.queue + ch.head] : nullptr;
   if (queue_slot != nullptr) {
     accept = std::max(accept, *queue_slot);
-    stats_.queue_stalls += accept - cycle;
+    count_wait(cycle, accept, ch.queue_stalled_until, stats_.queue_stalls, stats_.queue_wait);
   }
   uint64_t start;
   if (open_row_[bank] == row) {
     start = std::max({accept, ch.bus_free, bank_ready_[bank]});
   } else {
-    ++stats_.row_misses;
+    // With the row model off (no row-miss cycles) no row is ever missed.
+    if (shape_.row_miss_cycles != 0) ++stats_.row_misses;
     open_row_[bank] = row;
     start = std::max(std::max(accept, bank_ready_[bank]) + shape_.row_miss_cycles, ch.bus_free);
   }
-  stats_.bank_stalls += start - accept;
+  count_wait(accept, start, ch.bank_stalled_until, stats_.bank_stalls, stats_.bank_wait);
   ch.bus_free = start + shape_.cycles_per_line;
   bank_ready_[bank] = ch.bus_free;
   stats_.busy_cycles += shape_.cycles_per_line;

@@ -20,16 +20,34 @@ class MemLevel {
   virtual uint64_t request(uint64_t cycle, uint64_t addr, bool write) = 0;
 };
 
+// Two measures of waiting, kept apart (docs/vxsim-timing.md, "Counters and output"):
+//   *_stalls  cycles of one unit (a bank, a channel, a cache's MSHRs) in which at least one
+//             request waited for it: at most the run's cycles per unit;
+//   *_wait    cycles waited, summed over the requests: grows with how many wait at once
+//             (wait / requests is the mean wait).
+// count_wait adds a request's wait [from, to) to both, `until` being the end of the unit's
+// counted stall cycles (requests arrive in nearly increasing cycle order; an earlier part of a
+// late arrival's wait that falls before `until` is taken as counted).
+inline void count_wait(uint64_t from, uint64_t to, uint64_t& until, uint64_t& stalls, uint64_t& wait) {
+  if (to <= from) return;
+  wait += to - from;
+  const uint64_t begin = from > until ? from : until;
+  if (to > begin) stalls += to - begin;
+  if (to > until) until = to;
+}
+
 struct MemoryStats {
   uint64_t reads = 0;
   uint64_t writes = 0;
   uint64_t bytes_read = 0;
   uint64_t bytes_written = 0;
   uint64_t read_latency = 0;  // summed request-to-response cycles of reads
-  uint64_t bank_stalls = 0;   // cycles requests waited for a busy bank
+  uint64_t bank_stalls = 0;   // channel-cycles with a request waiting for its bank or bus (<= cycles * channels)
+  uint64_t bank_wait = 0;     // the same waits summed over requests
   uint64_t busy_cycles = 0;   // summed bank occupancy (utilisation = busy / (banks * cycles))
-  uint64_t row_misses = 0;    // requests whose DRAM bank had another row open (or none)
-  uint64_t queue_stalls = 0;  // cycles requests waited for room in a full channel queue
+  uint64_t row_misses = 0;    // requests whose DRAM bank had another row open (or none); 0 with the row model off
+  uint64_t queue_stalls = 0;  // channel-cycles with a request waiting for room in its full queue
+  uint64_t queue_wait = 0;    // the same waits summed over requests
 };
 
 class MemoryModel : public MemLevel {
@@ -72,6 +90,7 @@ class FixedLatencyMemory : public MemoryModel {
   // where vectors per channel cost a dependent load of the vector first).
   struct Channel {
     uint64_t bus_free = 0;
+    uint64_t bank_stalled_until = 0, queue_stalled_until = 0;  // count_wait's `until` per measure
     uint32_t head = 0;
   };
   Shape shape_;

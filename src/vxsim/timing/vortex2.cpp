@@ -294,6 +294,7 @@ struct Vortex2Model::Impl {
     std::vector<uint32_t> rr;        // per issue slot: last granted warp index within the slot
     std::vector<uint64_t> fu_free;   // [fu * issue_width + block]
     uint64_t lmem_free = 0;
+    uint64_t lmem_stalled_until = 0;  // count_wait's `until` for the local memory
     std::vector<uint64_t> lsu_pending;  // response cycles of the outstanding loads
     uint64_t last_load_done = 0;
     uint64_t last_complete = 0;
@@ -775,7 +776,7 @@ struct Vortex2Model::Impl {
     if (op.lmem_cycles != 0) {
       const uint64_t s = std::max(req, core.lmem_free);
       core.lmem_free = s + op.lmem_cycles;
-      core.ctr.lmem_bank_stalls += (s - req) + (op.lmem_cycles - 1);
+      count_wait(req, s + op.lmem_cycles - 1, core.lmem_stalled_until, core.ctr.lmem_bank_stalls, core.ctr.lmem_bank_wait);
       if (write) {
         core.ctr.lmem_writes += op.lmem_lanes;
       } else {
@@ -979,6 +980,7 @@ struct Vortex2Model::Impl {
     s.l2_enabled = l2 != nullptr;
     s.memory = memory->stats();
     s.memory_banks = memory->banks();
+    s.memory_row_model = p.mem_row_miss_cycles != 0;
   }
 };
 
@@ -1004,6 +1006,7 @@ TimingCounters& TimingCounters::operator+=(const TimingCounters& o) {
   lmem_reads += o.lmem_reads;
   lmem_writes += o.lmem_writes;
   lmem_bank_stalls += o.lmem_bank_stalls;
+  lmem_bank_wait += o.lmem_bank_wait;
   global_mem_instrs += o.global_mem_instrs;
   global_blocks += o.global_blocks;
   tcu_uops += o.tcu_uops;
@@ -1036,6 +1039,7 @@ TimingSummary& TimingSummary::operator+=(const TimingSummary& o) {
   memory.row_misses += o.memory.row_misses;
   memory.queue_stalls += o.memory.queue_stalls;
   memory_banks = std::max(memory_banks, o.memory_banks);
+  memory_row_model = memory_row_model || o.memory_row_model;
   l2_enabled |= o.l2_enabled;
   regions.insert(regions.end(), o.regions.begin(), o.regions.end());
   return *this;
@@ -1097,7 +1101,9 @@ Json core_json(const TimingCounters& c) {
               {"load_latency_avg", ratio(c.load_latency, c.load_instrs)},
               {"global_memory_instructions", c.global_mem_instrs},
               {"global_requests", c.global_blocks},
-              {"lmem", {{"reads", c.lmem_reads}, {"writes", c.lmem_writes}, {"bank_stalls", c.lmem_bank_stalls}}},
+              {"lmem",
+               {{"reads", c.lmem_reads}, {"writes", c.lmem_writes}, {"bank_stalls", c.lmem_bank_stalls},
+                {"bank_wait", c.lmem_bank_wait}}},
               {"tensor", {{"uops", c.tcu_uops}, {"busy_cycles", c.tcu_busy}}},
               {"barrier_stall_cycles", c.barrier_stall_cycles},
               {"active_warp_cycles", c.active_warp_cycles},
@@ -1113,7 +1119,10 @@ Json cache_json(const CacheStats& c) {
               {"write_misses", c.write_misses},
               {"read_hit_rate", c.reads == 0 ? Json(nullptr) : Json(1.0 - ratio(c.read_misses, c.reads))},
               {"bank_stalls", c.bank_stalls},
-              {"mshr_stalls", c.mshr_stalls}};
+              {"bank_wait", c.bank_wait},
+              {"mshr_stalls", c.mshr_stalls},
+              {"mshr_wait", c.mshr_wait},
+              {"banks", c.banks}};
 }
 
 }  // namespace
@@ -1143,8 +1152,10 @@ Json timing_to_json(const TimingSummary& s, const TimingParams& params, const Co
                  {"bytes_per_cycle", ratio(bytes, s.cycles)},
                  {"latency_avg", ratio(s.memory.read_latency, s.memory.reads)},
                  {"bank_stalls", s.memory.bank_stalls},
+                 {"bank_wait", s.memory.bank_wait},
                  {"row_misses", s.memory.row_misses},
                  {"queue_stalls", s.memory.queue_stalls},
+                 {"queue_wait", s.memory.queue_wait},
                  {"bank_utilization", s.cycles == 0 || s.memory_banks == 0
                                           ? 0.0
                                           : ratio(s.memory.busy_cycles, s.cycles * s.memory_banks)}};
@@ -1164,8 +1175,11 @@ void print_timing_perf(std::ostream& out, const TimingSummary& s, uint32_t threa
   };
   const auto& t = s.total;
   const uint64_t cyc = std::max<uint64_t>(1, s.cycles) * std::max<size_t>(1, s.cores.size());
+  // Definitions and bounds: docs/vxsim-timing.md, "Counters and output". Cycle counts are per
+  // unit (percent of cycles x units); "wait" sums are over requests.
   emit("PERF: scheduler idle=%" PRIu64 " (%d%%)\n", t.sched_idle, percent(t.sched_idle, cyc));
-  emit("PERF: scheduler stalls=%" PRIu64 " (%d%%)\n", t.sched_stalls, percent(t.sched_stalls, cyc));
+  emit("PERF: scheduler stalls=%" PRIu64 " (%d%%, the idle cycles with active warps)\n", t.sched_stalls,
+       percent(t.sched_stalls, cyc));
   emit("PERF: ibuffer stalls=%" PRIu64 " (%d%%)\n", t.ibuf_stalls, percent(t.ibuf_stalls, cyc));
   const uint64_t scrb = t.scrb_alu + t.scrb_fpu + t.scrb_lsu + t.scrb_sfu + t.scrb_tcu;
   emit("PERF: scoreboard stalls=%" PRIu64 " (%d%%) (alu=%d%%, fpu=%d%%, lsu=%d%%, sfu=%d%%, tcu=%d%%)\n",
@@ -1177,23 +1191,35 @@ void print_timing_perf(std::ostream& out, const TimingSummary& s, uint32_t threa
   emit("PERF: stores=%" PRIu64 " (lane accesses)\n", t.stores);
   emit("PERF: ifetch latency=%d cycles\n", static_cast<int>(ratio(t.ifetch_latency, t.ifetches)));
   emit("PERF: load latency=%d cycles\n", static_cast<int>(ratio(t.load_latency, t.load_instrs)));
-  emit("PERF: lmem reads=%" PRIu64 ", writes=%" PRIu64 ", bank stalls=%" PRIu64 "\n", t.lmem_reads, t.lmem_writes,
-       t.lmem_bank_stalls);
+  emit("PERF: lmem reads=%" PRIu64 ", writes=%" PRIu64 ", bank stalls=%" PRIu64 " (%d%%)\n", t.lmem_reads, t.lmem_writes,
+       t.lmem_bank_stalls, percent(t.lmem_bank_stalls, cyc));
   emit("PERF: icache reads=%" PRIu64 ", read misses=%" PRIu64 " (hit ratio=%d%%)\n", s.icache.reads,
        s.icache.read_misses, 100 - percent(s.icache.read_misses, s.icache.reads));
+  const uint64_t run = std::max<uint64_t>(1, s.cycles);
   emit("PERF: dcache reads=%" PRIu64 ", writes=%" PRIu64 ", read misses=%" PRIu64 " (hit ratio=%d%%), write misses=%" PRIu64
-       ", bank stalls=%" PRIu64 ", mshr stalls=%" PRIu64 "\n",
+       ", bank stalls=%" PRIu64 " (%d%% of bank-cycles, %.1f cycles waited per request), mshr stalls=%" PRIu64 " (%d%%)\n",
        s.dcache.reads, s.dcache.writes, s.dcache.read_misses, 100 - percent(s.dcache.read_misses, s.dcache.reads),
-       s.dcache.write_misses, s.dcache.bank_stalls, s.dcache.mshr_stalls);
+       s.dcache.write_misses, s.dcache.bank_stalls, percent(s.dcache.bank_stalls, run * std::max<uint32_t>(1, s.dcache.banks)),
+       ratio(s.dcache.bank_wait, s.dcache.reads + s.dcache.writes), s.dcache.mshr_stalls,
+       percent(s.dcache.mshr_stalls, run * std::max<uint32_t>(1, s.dcache.caches)));
   if (s.l2_enabled) {
     emit("PERF: l2cache reads=%" PRIu64 ", writes=%" PRIu64 ", read misses=%" PRIu64 " (hit ratio=%d%%)\n", s.l2.reads,
          s.l2.writes, s.l2.read_misses, 100 - percent(s.l2.read_misses, s.l2.reads));
   }
   emit("PERF: memory requests=%" PRIu64 " (reads=%" PRIu64 ", writes=%" PRIu64 "), bytes=%" PRIu64 "\n",
        s.memory.reads + s.memory.writes, s.memory.reads, s.memory.writes, s.memory.bytes_read + s.memory.bytes_written);
-  emit("PERF: memory latency=%d cycles, bank stalls=%" PRIu64 ", row misses=%" PRIu64 ", queue stalls=%" PRIu64 "\n",
-       static_cast<int>(ratio(s.memory.read_latency, s.memory.reads)), s.memory.bank_stalls, s.memory.row_misses,
-       s.memory.queue_stalls);
+  const uint64_t channel_cycles = run * std::max<uint32_t>(1, s.memory_banks);
+  char rows[64];
+  if (s.memory_row_model) {
+    std::snprintf(rows, sizeof rows, "%" PRIu64, s.memory.row_misses);
+  } else {
+    std::snprintf(rows, sizeof rows, "n/a (row model off)");
+  }
+  emit("PERF: memory latency=%d cycles, bank stalls=%" PRIu64 " (%d%% of channel-cycles, %.1f cycles waited per request)"
+       ", row misses=%s, queue stalls=%" PRIu64 " (%d%%)\n",
+       static_cast<int>(ratio(s.memory.read_latency, s.memory.reads)), s.memory.bank_stalls,
+       percent(s.memory.bank_stalls, channel_cycles), ratio(s.memory.bank_wait, s.memory.reads + s.memory.writes), rows,
+       s.memory.queue_stalls, percent(s.memory.queue_stalls, channel_cycles));
   if (t.tcu_uops != 0) emit("PERF: tcu uops=%" PRIu64 " (%d%% of issues)\n", t.tcu_uops, percent(t.tcu_uops, t.warp_issues));
   if (s.cores.size() > 1) {
     for (size_t c = 0; c < s.cores.size(); ++c) {

@@ -45,7 +45,9 @@ struct TimingCounters {
   uint64_t stores = 0;          // lane accesses
   uint64_t load_latency = 0;    // summed LSU-input-to-response cycles of load instructions
   uint64_t load_instrs = 0;     // warp load instructions (for the average)
-  uint64_t lmem_reads = 0, lmem_writes = 0, lmem_bank_stalls = 0;
+  uint64_t lmem_reads = 0, lmem_writes = 0;
+  uint64_t lmem_bank_stalls = 0;  // cycles with a local-memory access waiting or serialised by bank conflicts (<= cycles)
+  uint64_t lmem_bank_wait = 0;    // the same cycles summed over accesses
   uint64_t global_mem_instrs = 0;   // warp instructions with a global access
   uint64_t global_blocks = 0;       // coalesced requests they sent to the data cache
   uint64_t tcu_uops = 0;
@@ -77,6 +79,7 @@ struct TimingSummary {
   CacheStats icache, dcache, l2;  // summed over sockets
   MemoryStats memory;
   uint32_t memory_banks = 0;
+  bool memory_row_model = false;  // mem_row_miss_cycles != 0: row misses are modelled and counted
   bool l2_enabled = false;
   std::vector<TimingRegion> regions;  // by index, then core (cycles of each run start at 0)
   TimingSummary& operator+=(const TimingSummary& o);  // sums runs (cycles add up)
