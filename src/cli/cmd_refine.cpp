@@ -149,22 +149,34 @@ int run_refine(const RefineOptions& o) {
     strategy = std::make_unique<refine::BuiltinStrategy>(bo);
   }
   std::cout << "refine: " << chains.size() << " chain(s), evaluator " << evaluator->name() << ", strategy "
-            << strategy->name() << ", retention " << lo.retention.name << " (D of the mean of " << lo.retention.repeats
-            << " profile(s), margin " << lo.retention.margin
+            << strategy->name() << ", retention " << lo.retention.name << " (D of the mean of "
+            << (o.replay.empty() ? std::to_string(lo.retention.repeats) + " profile(s)"
+                                 : "the profiles the replay store holds, up to " + std::to_string(lo.retention.repeats))
+            << ", margin " << lo.retention.margin
             << (lo.retention.screens() ? ", screened on " + std::to_string(lo.retention.screen_repeats) + " profile(s) first" : "")
             << ")" << (o.resume ? ", resuming" : "") << std::endl;
   const auto result = refine::run_refinement(chains, std::move(evaluator), *strategy, lo, &std::cout);
   std::cout << refine::format_table(result);
+  const bool replay = !o.replay.empty();
   std::cout << "\nevaluations: " << result.evaluated << " made (" << result.evaluated - result.confirmations
-            << " candidates profiled, " << result.confirmations << " confirmations of screened ones), " << result.reused
-            << " reused from " << o.out << "/evaluations"
+            << (replay ? " candidates looked up in the replay store, " : " candidates profiled, ") << result.confirmations
+            << " confirmations of screened ones), " << result.reused << " reused from " << o.out << "/evaluations"
             << (result.superseded > 0 ? " (" + std::to_string(result.superseded) +
                                             " stored for another source of the same design, measured again; kept in evaluations/superseded)"
                                       : std::string())
-            << "; device " << result.device_seconds << " s"
+            << (replay ? "; device time as recorded in the store " : "; device ") << result.device_seconds << " s"
             << (result.build_seconds > 0 ? " (builds " + std::to_string(static_cast<int>(result.build_seconds + 0.5)) + " s)" : "")
             << ", simulator " << result.sim_seconds << " s\n";
-  std::cout << "records: " << o.out << "/<chain>/revisions.jsonl\n";
+  std::cout << "records:";
+  for (const auto& c : result.chains) std::cout << " " << c.record_file;
+  std::cout << "\n";
+  // Nothing was refined when no chain's start could be scored: the run did not do its work.
+  bool any_scored = false;
+  for (const auto& c : result.chains) any_scored = any_scored || c.start_d.has_value();
+  if (!any_scored) {
+    std::cout << "no chain's start design could be scored (see each chain's stop reason)\n";
+    return kExitWorkFailed;
+  }
   return kExitOk;
 }
 

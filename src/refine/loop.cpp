@@ -402,7 +402,9 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
           strategy.propose(s, std::min(options.width, left), [&evaluator](const Candidate& k) { return evaluator.available(k); });
       if (proposals.empty()) {
         s.done = true;
-        s.stop_reason = "no untried move left";
+        // A replay proposes only what its store holds: its end is the store's, not the space's.
+        s.stop_reason = evaluator.measures_sources() ? "no untried move left"
+                                                     : "no untried move whose evaluation the replay store holds";
         continue;
       }
       for (const auto& prop : proposals) {
@@ -435,9 +437,10 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
     r.name = c->state.name;
     r.records = c->state.records;
     r.best_revision = c->state.current_revision;
-    r.best_d = c->state.current_d;
-    r.start_d = !r.records.empty() && r.records.front().d ? *r.records.front().d : 0;
+    r.start_d = !r.records.empty() ? r.records.front().d : std::nullopt;
+    if (r.start_d) r.best_d = c->state.current_d;
     r.stop_reason = c->state.stop_reason;
+    r.record_file = (fs::path(c->state.dir) / "revisions.jsonl").string();
     // The retained design, next to the record.
     design::write_design((fs::path(c->state.dir) / "best-design.json").string(), c->state.current);
     result.chains.push_back(std::move(r));
@@ -455,8 +458,12 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
 std::string format_table(const LoopResult& result) {
   std::ostringstream s;
   for (const auto& c : result.chains) {
-    s << "\n" << c.name << ": D " << fmt(c.start_d) << " -> " << fmt(c.best_d) << " (best r" << c.best_revision << "); stopped: "
-      << c.stop_reason << "\n";
+    if (c.start_d) {
+      s << "\n" << c.name << ": D " << fmt(*c.start_d) << " -> " << fmt(*c.best_d) << " (best r" << c.best_revision << "); stopped: "
+        << c.stop_reason << "\n";
+    } else {
+      s << "\n" << c.name << ": no D (the start was not scored); stopped: " << c.stop_reason << "\n";
+    }
     char head[200];
     std::snprintf(head, sizeof head, "  %-4s %-6s %-8s %-48s %-8s %-9s %s\n", "rev", "parent", "kind", "move", "D", "delta", "decision");
     s << head;

@@ -5,6 +5,7 @@
 
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,8 +44,9 @@ struct ChainResult {
   std::string name;
   std::vector<RevisionRecord> records;
   int best_revision = 0;
-  double start_d = 0, best_d = 0;
+  std::optional<double> start_d, best_d;  // none when the start was never scored (rejected)
   std::string stop_reason;
+  std::string record_file;  // OUT/<chain>/revisions.jsonl
 };
 
 struct LoopResult {

@@ -228,6 +228,30 @@ TEST(RefineCli, AProfileOfAnotherGpuIsNotComparedWithTheReference) {
   }
 }
 
+// A replay says what it did: a start its store lacks leaves the chain without a D (not "D 0 ->
+// 0", which reads as a perfect match) and the run exits 1; a chain that exhausts the store says
+// so; nothing claims to be profiled; the summary names the record files.
+TEST(RefineCli, AReplaySaysWhatItsStoreHeld) {
+  const fs::path missing = scratch("replay-missing");
+  const CliRun r = vxsynth({"refine", "--reference", "../suite/vx-robotics/h200/act-2-linear/reference.json", "--replay",
+                            "data/refine/store", "--out", missing.string()});
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("act-2-linear: no D (the start was not scored); stopped: the start design was rejected"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("D 0.0000 -> 0.0000"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("profiled"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("looked up in the replay store"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("records: " + (missing / "act-2-linear" / "revisions.jsonl").string()), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("<chain>"), std::string::npos) << r.output;
+  const fs::path held = scratch("replay-held");
+  const CliRun all = vxsynth({"refine", "--reference", "../suite/vx-robotics/h200/act-1-linear/reference.json", "--replay",
+                              "data/refine/store", "--sim-check", "skip", "--budget", "revisions=200", "--out", held.string()});
+  EXPECT_EQ(all.code, 0) << all.output;
+  EXPECT_NE(all.output.find("stopped: no untried move whose evaluation the replay store holds"), std::string::npos) << all.output;
+  EXPECT_NE(all.output.find("D of the mean of the profiles the replay store holds, up to 3"), std::string::npos) << all.output;
+}
+
 TEST(RefineCli, ScriptedExternalGenerator) {
   const fs::path out = scratch("external");
   const std::string generator =
