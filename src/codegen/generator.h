@@ -14,7 +14,7 @@
 
 namespace vxsynth::codegen {
 
-inline constexpr int kGeneratorVersion = 1;
+inline constexpr int kGeneratorVersion = 2;
 
 struct GeneratorId {
   int version = 0;

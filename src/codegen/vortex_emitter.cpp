@@ -312,7 +312,8 @@ target_link_libraries(bench PRIVATE
   ${VXSYNTH_BUILD_DIR}/src/ops/libvxsynth_ops.a
   ${VXSYNTH_BUILD_DIR}/src/common/libvxsynth_common.a
   Threads::Threads)
-# The kernel, cross-compiled with Debian's riscv64-unknown-elf-gcc and vortex-rt.
+# The kernel, compiled by `vxsynth sim cc` (Debian's clang 14 with the vortex-divergence pass,
+# picolibc and vortex-rt).
 add_custom_command(OUTPUT kernel.vxbin
   COMMAND ${VXSYNTH_BUILD_DIR}/vxsynth sim cc ${CMAKE_CURRENT_SOURCE_DIR}/kernel.cpp ${VXSYNTH_KERNEL_OPT}
           -I ${CMAKE_CURRENT_SOURCE_DIR} -o ${CMAKE_CURRENT_BINARY_DIR}/kernel.vxbin
