@@ -662,8 +662,9 @@ def suite_table(suite: dict, out: Path) -> str:
     for e in suite["benches"]:
         p = e["plan"]
         rel = os.path.relpath(e["dir"], out)
-        files = " · ".join(f'<a href="{_e(rel)}/{f}">{f.rstrip("/")}</a>' for f in BENCH_FILES
-                         if (e["dir"] / f.rstrip("/")).exists())
+        links = [f'<a href="{_e(rel)}/{f}">{f.rstrip("/")}</a>' for f in BENCH_FILES if (e["dir"] / f.rstrip("/")).exists()]
+        # Folded: the links would make every row several lines tall and the table wider than the page.
+        files = f"<details><summary>{len(links)} files</summary>{'<br>'.join(links)}</details>"
         name = f'<a href="#{_e(p["name"])}">{_e(p["name"])}</a>' if e["locked"] else _e(p["name"])
         if len(p["serves"]) > 1:
             name += "<br><span class='note'>also serves " + ", ".join(

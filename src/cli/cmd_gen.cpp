@@ -196,6 +196,10 @@ int run_gen(const GenOptions& o) {
   if (!r.output.empty() && r.output.back() != '\n') std::cout << "\n";
   std::cout << "host check (ops::compare_outputs, candidate tolerance):\n" << r.check_text << "\n";
   std::cout << "built in " << r.build_seconds << " s, simulated in " << r.run_seconds << " s\n";
+  if (!r.kernel_warnings.empty() && !o.verbose) {
+    std::cout << "(the kernel compiler warned: " << std::count(r.kernel_warnings.begin(), r.kernel_warnings.end(), '\n')
+              << " lines; --verbose shows them)\n";
+  }
   std::cout << (r.passed ? "run-sim: PASSED" : "run-sim: FAILED") << "\n";
   return r.passed ? kExitOk : kExitWorkFailed;
 }

@@ -471,6 +471,11 @@ int run_kernel(const RunOptions& o) {
   }
   if (!o.json) {
     if (fault) std::cerr << fault->to_string() << "\n";
+    // A kernel's own non-zero exit is its verdict, passed on as the exit status: say so.
+    if (!fault && result.exit_code != 0 && argument_note.empty()) {
+      std::cerr << "vxsynth: the kernel exited with code " << result.exit_code << " (sim run's exit status "
+                << exit_status_of(result.exit_code) << ")\n";
+    }
     if (!argument_note.empty())
       std::cerr << "vxsynth: note: " << argument_note << " (exit code " << (fault ? std::string("n/a, fault")
                                                                                   : std::to_string(result.exit_code))

@@ -12,22 +12,15 @@
 #include <thread>
 
 #include "common/error.h"
-#include "gpu/abi_header.h"
 #include "common/process.h"
+#include "common/text_file.h"
+#include "gpu/abi_header.h"
 #include "gpu/sha256.h"
 
 namespace fs = std::filesystem;
 
 namespace vxsynth::gpu {
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot read the candidate source");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string tail_of_file(const std::string& path, std::size_t max_chars) {
   std::ifstream in(path, std::ios::binary);
@@ -158,7 +151,7 @@ BuildResult build_candidate(const std::string& source, const BuildOptions& optio
   BuildResult result;
   result.source = source;
   result.name = fs::path(source).stem().string();
-  const std::string text = read_text(source);
+  const std::string text = read_text_file(source);
   const std::string nvcc = options.nvcc.empty() ? locate_nvcc() : options.nvcc;
   if (nvcc.empty()) {
     throw WorkError("nvcc not found (looked at $VXSYNTH_NVCC, PATH, /usr/local/cuda/bin/nvcc): "

@@ -8,6 +8,7 @@
 #include "codegen/benchmark.h"
 #include "common/error.h"
 #include "common/process.h"
+#include "common/text_file.h"
 #include "design/validity.h"
 
 namespace vxsynth::refine {
@@ -15,13 +16,6 @@ namespace vxsynth::refine {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 const std::vector<std::string>& allowed_outputs() {
   static const std::vector<std::string> files = {"candidate.cu", "kernel.cpp", "note.json"};
@@ -187,11 +181,11 @@ std::vector<Proposal> ExternalGenerator::propose(const ChainState& chain, int wi
   }
   std::string cuda, vortex;
   if (fs::is_regular_file(outdir / "candidate.cu")) {
-    cuda = read_text(outdir / "candidate.cu");
+    cuda = read_text_file((outdir / "candidate.cu").string());
     for (auto& v : source_violations(cuda, false)) problems.push_back(v);
   }
   if (fs::is_regular_file(outdir / "kernel.cpp")) {
-    vortex = read_text(outdir / "kernel.cpp");
+    vortex = read_text_file((outdir / "kernel.cpp").string());
     for (auto& v : source_violations(vortex, true)) problems.push_back(v);
   }
   if (!problems.empty()) {
@@ -215,10 +209,10 @@ std::vector<Proposal> ExternalGenerator::propose(const ChainState& chain, int wi
         codegen::BenchmarkOptions bo;
         bo.write_data = false;
         const auto files = codegen::write_benchmark(d, (rdir / "declared").string(), bo);
-        if (read_text(files.cuda_source) == cuda) {
+        if (read_text_file(files.cuda_source) == cuda) {
           p.design = d;
           p.cuda_source.clear();
-          if (read_text(fs::path(files.vortex_dir) / "kernel.cpp") == vortex) p.vortex_kernel.clear();
+          if (read_text_file((fs::path(files.vortex_dir) / "kernel.cpp").string()) == vortex) p.vortex_kernel.clear();
         }
       }
     } catch (const InputError& e) {

@@ -1,12 +1,11 @@
 #include "refine/lock_sources.h"
 
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include "codegen/emit.h"
 #include "codegen/layout.h"
 #include "common/json_io.h"
+#include "common/text_file.h"
 #include "design/design_point.h"
 #include "ops/equivalence.h"
 
@@ -14,11 +13,6 @@ namespace vxsynth::refine {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 bool is_cxx(const std::string& name) {
   const std::string ext = fs::path(name).extension().string();
@@ -39,14 +33,14 @@ std::string build_file_words(const std::string& text) {
   return out;
 }
 
-Sameness compare(const std::string& name, const std::string& committed, const std::string& generated) {
+}  // namespace
+
+Sameness compare_source(const std::string& name, const std::string& committed, const std::string& generated) {
   if (committed == generated) return Sameness::bytes;
   const bool same = is_cxx(name) ? codegen::code_tokens(committed) == codegen::code_tokens(generated)
                                  : build_file_words(committed) == build_file_words(generated);
   return same ? Sameness::code : Sameness::differs;
 }
-
-}  // namespace
 
 std::string to_string(Sameness s) {
   switch (s) {
@@ -85,7 +79,7 @@ LockSources check_lock_sources(const fs::path& dir) {
     if (!fs::is_regular_file(dir / name)) {
       out.problems.push_back((dir / name).string() + ": missing (the lock writes every generated file)");
     } else {
-      s.same = compare(name, slurp(dir / name), text);
+      s.same = compare_source(name, read_text_file((dir / name).string()), text);
       if (s.same == Sameness::differs) {
         out.problems.push_back((dir / name).string() + ": " + codegen::describe(now) + " writes other code for " +
                                (dir / "design.json").string() + " than " + codegen::describe(locked) +

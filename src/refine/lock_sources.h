@@ -23,6 +23,10 @@ namespace vxsynth::refine {
 enum class Sameness { bytes, code, differs, missing };
 std::string to_string(Sameness s);
 
+// A committed file's text against a generated one (`name` decides how: C++ by its tokens, a
+// build file by its words outside "#" comments).
+Sameness compare_source(const std::string& name, const std::string& committed, const std::string& generated);
+
 struct SourceSameness {
   std::string file;  // relative to the benchmark: cuda/candidate.cu, vortex/<name>
   Sameness same = Sameness::missing;

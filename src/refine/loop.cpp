@@ -11,6 +11,7 @@
 
 #include "codegen/emit.h"
 #include "common/error.h"
+#include "common/text_file.h"
 #include "design/seed.h"
 #include "refine/platform_check.h"
 #include "signature/signature.h"
@@ -28,13 +29,6 @@ std::string fmt(double v, int digits = 4) {
 }
 
 std::string signed_fmt(double v) { return (v >= 0 ? "+" : "") + fmt(v); }
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 struct Chain {
   ChainState state;
@@ -64,7 +58,7 @@ Candidate candidate_for(const ChainState& c, const Proposal& p, int revision) {
   k.cuda_source = p.cuda_source;
   k.vortex_kernel = p.vortex_kernel;
   if (!k.vortex_kernel.empty()) k.vortex_sha256 = sha256_file(k.vortex_kernel);
-  const std::string cuda = k.cuda_source.empty() ? codegen::emit_cuda(k.design) : read_text(k.cuda_source);
+  const std::string cuda = k.cuda_source.empty() ? codegen::emit_cuda(k.design) : read_text_file(k.cuda_source);
   k.key = k.cuda_source.empty() ? design_key(k.design) : source_key(cuda);
   k.cuda_sha256 = sha256_hex(cuda);
   return k;

@@ -41,7 +41,9 @@ SimRunResult run_on_simulator(const design::DesignPoint& d, const BenchmarkFiles
   kernel.include_dirs = {vdir.string()};
   kernel.output = (build / "kernel.vxbin").string();
   kernel.verbose = options.verbose;
+  kernel.warnings = &r.kernel_warnings;  // a generated kernel's warnings do not interleave with progress output
   vxsim::host::build_kernel(kernel);
+  if (options.verbose && !r.kernel_warnings.empty()) std::fputs(r.kernel_warnings.c_str(), stderr);
 
   const std::string bench = (build / "bench").string();
   std::vector<std::string> cxx = {"c++", "-std=c++20", "-O1", "-DVXSYNTH_EMBEDDED_SIM", "-o", bench,

@@ -38,9 +38,10 @@ struct SimRunResult {
   std::uint64_t thread_instructions = 0;  // from the PERF line
   double build_seconds = 0.0, run_seconds = 0.0;
   double run_cpu_seconds = 0.0;  // CPU time of the run (a steadier figure than wall time on a shared machine)
+  std::string kernel_warnings;   // the kernel compiler's warnings (printed with SimRunOptions::verbose)
 };
 
-// Builds kernel.vxbin (vortex-rt, RISC-V GCC) and main.cpp (host compiler, the vxsim host
+// Builds kernel.vxbin (as `vxsynth sim cc`: clang 14, the divergence pass, vortex-rt) and main.cpp (host compiler, the vxsim host
 // runtime of this build), runs it with the design's Vortex configuration and checks the dumped
 // output against the reference with ops::compare_outputs (Check::candidate). WorkError when a
 // build fails.

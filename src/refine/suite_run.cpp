@@ -21,8 +21,10 @@
 #include "design/design_point.h"
 #include "design/seed.h"
 #include "common/process.h"
+#include "common/text_file.h"
 #include "ops/equivalence.h"
 #include "refine/gpu_evaluator.h"
+#include "refine/lock_sources.h"
 #include "refine/platform_check.h"
 #include "refine/record.h"
 #include "refine/sim_run.h"
@@ -832,12 +834,23 @@ std::string format_suite_status(const Json& status) {
   for (const auto& [w, v] : s["per_workload"].items()) {
     out << " " << w << " " << v["benchmarks"].get<int>() << " (of " << v["references"].get<int>() << " references)";
   }
-  out << "\ncolumns: share = of the workload's GPU time (merged references added); path = the reference's math; tried = "
-         "designs tried/retained over every committed run (effort.json, `vxsynth suite effort`), marked r: in the lock's run only, ! when the lock is newer than effort.json (run `suite effort` again); seed D = the seed design's D (marked s: the lock's chain's start, another design, when the seed's D is not known); nearest = D from the reference to the nearest other reference; final D = mean over the "
-         "repeat profiles when there are (else the locked profile), marked * when it misses the goal (<= 0.05 and below "
-         "half of nearest); own = in how many repeat profiles the proxy is nearest its own reference of the suite's; vx D = D between the "
-         "Vortex side (vortex2 timing model at the profiled shape, vortex-signature.json) and the locked CUDA side, ! when stale, - when "
-         "not made (`suite run --signature`); checks = source/candidate; dev s = device seconds, counted as tried is\n";
+  // One column a line, each at most 100 characters (the table's legend, not a paragraph).
+  out << "\ncolumns:\n"
+         "  share    of the workload's GPU time (merged references added)\n"
+         "  path     the reference's math path\n"
+         "  tried    designs tried/retained over every committed run (effort.json, `vxsynth suite effort`);\n"
+         "           r: in the lock's run only; ! the lock is newer than effort.json (run `suite effort`)\n"
+         "  seed D   the seed design's D; s: the D of the lock's chain's start (another design) when the\n"
+         "           seed's is not known\n"
+         "  nearest  D from the reference to the nearest other reference\n"
+         "  final D  the mean over the repeat profiles where there are, else the locked profile's;\n"
+         "           * when it misses the goal (<= 0.05 and below half of nearest)\n"
+         "  own      in how many repeat profiles the proxy is nearest its own reference\n"
+         "  vx D     D between the Vortex side (vortex2 timing model at the profiled shape,\n"
+         "           vortex-signature.json) and the locked CUDA side; ! stale, - not made\n"
+         "           (`suite run --signature`)\n"
+         "  checks   source/candidate check status\n"
+         "  dev s    device seconds, counted over the same runs as tried\n";
   return out.str();
 }
 
@@ -887,7 +900,10 @@ std::vector<LockedRun> run_locked_suite(const SuitePlan& plan, const LockedRunOp
       for (const auto& e : fs::directory_iterator(locked / "vortex")) {
         if (!e.is_regular_file()) continue;
         const fs::path mine = fs::path(files.vortex_dir) / e.path().filename();
-        if (sha256_file(mine.string()) != sha256_file(e.path().string())) ++differ;
+        if (compare_source(e.path().filename().string(), read_text_file(e.path().string()), read_text_file(mine.string())) ==
+            Sameness::differs) {
+          ++differ;
+        }
         fs::copy_file(e.path(), mine, fs::copy_options::overwrite_existing);
       }
       SimRunOptions so;
@@ -905,7 +921,7 @@ std::vector<LockedRun> run_locked_suite(const SuitePlan& plan, const LockedRunOp
       std::string first = sr.check_text.substr(0, sr.check_text.find('\n'));
       r.detail = first;
       if (!sr.passed && first.empty()) r.detail = "exit " + std::to_string(sr.exit_code) + ": " + sr.output.substr(0, 300);
-      if (differ) r.detail += " (" + std::to_string(differ) + " committed Vortex file(s) differ from today's generator)";
+      if (differ) r.detail += " (" + std::to_string(differ) + " committed Vortex file(s) hold other code than today's generator writes)";
       if (options.signature && sr.passed) {
         if (!fs::is_regular_file(so.run_json)) throw WorkError("the benchmark wrote no " + so.run_json + " (VXSIM_RUN_JSON)");
         VortexSideRun vr;

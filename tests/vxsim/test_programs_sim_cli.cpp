@@ -307,7 +307,10 @@ TEST_F(SimCli, ExitCodeIsTheKernels) {
                                           "#include <vx_intrinsics.h>\n"
                                           "int main(void) { return vx_num_warps() + 3; }\n");
   ASSERT_EQ(cc({source, "-o", path("exit7.vxbin")}).status, 0);
-  EXPECT_EQ(sim_run({path("exit7.vxbin")}).status, 7);
+  const auto seven = sim_run({path("exit7.vxbin")});
+  EXPECT_EQ(seven.status, 7);
+  // Said, not only returned: a non-zero exit is the kernel's, and the run says so.
+  EXPECT_THAT(seven.output, HasSubstr("the kernel exited with code 7"));
   EXPECT_EQ(sim_run({path("exit7.vxbin"), "--warps", "8"}).status, 11);
   EXPECT_EQ(sim_run({path("exit7.elf"), "--warps", "2"}).status, 5);  // the ELF runs too
 }

@@ -217,7 +217,12 @@ KernelBuildResult build_kernel(const KernelBuildOptions& options) {
     if (status != 0) {
       throw WorkError(what + " failed (exit " + std::to_string(status) + "):\n" + join_command(argv) + "\n" + diagnostics);
     }
-    if (!diagnostics.empty()) std::fputs(diagnostics.c_str(), stderr);  // warnings
+    if (diagnostics.empty()) return;  // warnings
+    if (options.warnings != nullptr) {
+      *options.warnings += diagnostics;
+    } else {
+      std::fputs(diagnostics.c_str(), stderr);
+    }
   };
 
   std::vector<std::string> objects;

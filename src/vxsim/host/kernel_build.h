@@ -23,6 +23,9 @@ struct KernelBuildOptions {
   std::string compiler;                   // "clang" (divergence handling) or "gcc"; empty = default_kernel_compiler()
   std::vector<std::string> extra_flags;   // passed to every compile
   bool verbose = false;                   // print each command before running it
+  // Where a successful build's compiler warnings go: null prints them on stderr; a caller that
+  // builds generated code collects them and says how many (they are the generator's, not the user's).
+  std::string* warnings = nullptr;
   bool verify = true;                     // refuse an ELF with a broken split/join region (vxsim/verify.h)
 };
 
