@@ -1,23 +1,27 @@
 // vxsynth gen: one design point -> a CUDA candidate and a Vortex benchmark
 // (docs/design-space.md).
-//   gen --design D.json --out DIR [--run-sim]
+//   gen --design D.json --out DIR [--run-sim [--timing vortex2]]
 //   gen --reference suite/.../reference.json --out DIR [--run-sim]       (the reference's seed)
 //   gen --op linear --shape M=37,N=53,K=71 --dtype fp32 --engine simt --block 128 --out DIR
 //   gen ... --set split_k=4 --set boundary=padded                         (edit axes of the design)
 //   gen ... --list-neighbours                                             (single-axis neighbours)
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <sstream>
 
 #include "cli/command.h"
 #include "codegen/benchmark.h"
-#include "refine/sim_run.h"
 #include "common/error.h"
+#include "common/json_io.h"
 #include "design/hopper_family.h"
 #include "design/move.h"
 #include "design/neighbours.h"
 #include "design/seed.h"
 #include "design/validity.h"
+#include "refine/sim_run.h"
 
 namespace vxsynth::cli {
 namespace {
@@ -30,8 +34,30 @@ struct GenOptions {
   std::vector<std::string> set, move;
   int block = 128;
   bool bias = false, run_sim = false, list_neighbours = false, verbose = false, served_op = false, no_data = false;
+  std::string timing = "none";  // with --run-sim: none | vortex2
   std::uint64_t seed = 1;
 };
+
+// The timed run's summary from its vxsynth.vxsim-run/1 document: cycles, IPC and each
+// vx_spawn_threads region's share (the kernel's phases: padding, the GEMM, a reduction ...).
+void print_timed_run(const Json& run, const std::string& file) {
+  const double cycles = run.value("cycles", 0.0);
+  std::cout << "timing vortex2: " << static_cast<std::uint64_t>(cycles) << " cycles, IPC " << run.value("ipc", 0.0) << "\n";
+  double in_regions = 0;
+  if (run.contains("regions") && run["regions"].is_array()) {
+    for (const auto& r : run["regions"]) {
+      const double c = r["cycles"].is_number() ? r["cycles"].get<double>() : 0.0;
+      in_regions += c;
+      std::printf("  region %d: %.0f cycles (%.1f%%), IPC %.3f\n", r.value("index", 0), c, cycles > 0 ? 100.0 * c / cycles : 0.0,
+                  r["ipc"].is_number() ? r["ipc"].get<double>() : 0.0);
+    }
+    const double outside = std::max(0.0, cycles - in_regions);
+    std::printf("  outside the regions (start-up, serial code): %.0f cycles (%.1f%%)\n", outside,
+                cycles > 0 ? 100.0 * outside / cycles : 0.0);
+  }
+  std::fflush(stdout);
+  std::cout << "every counter (timing, per core, per region): " << file << "\n";
+}
 
 std::map<std::string, std::int64_t> parse_shape(const std::string& text) {
   std::map<std::string, std::int64_t> out;
@@ -191,6 +217,10 @@ int run_gen(const GenOptions& o) {
   if (!o.run_sim) return kExitOk;
   refine::SimRunOptions sim;
   sim.verbose = o.verbose;
+  if (o.timing == "vortex2") {
+    sim.timing = true;
+    sim.run_json = (std::filesystem::path(files.vortex_dir) / "build" / "vxsim-run.json").string();
+  }
   const refine::SimRunResult r = refine::run_on_simulator(d, files, sim);
   std::cout << r.output;
   if (!r.output.empty() && r.output.back() != '\n') std::cout << "\n";
@@ -200,6 +230,7 @@ int run_gen(const GenOptions& o) {
     std::cout << "(the kernel compiler warned: " << std::count(r.kernel_warnings.begin(), r.kernel_warnings.end(), '\n')
               << " lines; --verbose shows them)\n";
   }
+  if (sim.timing && std::filesystem::is_regular_file(sim.run_json)) print_timed_run(read_json_file(sim.run_json), sim.run_json);
   std::cout << (r.passed ? "run-sim: PASSED" : "run-sim: FAILED") << "\n";
   return r.passed ? kExitOk : kExitWorkFailed;
 }
@@ -240,6 +271,11 @@ const CommandRegistrar reg(
       sub.add_flag("--no-data", o->no_data,
                    "write the design and the sources without vortex/data (the CPU reference of a large op takes minutes)");
       sub.add_flag("--run-sim", o->run_sim, "build the Vortex side, run it on the embedded simulator, check it");
+      sub.add_option("--timing", o->timing,
+                     "with --run-sim: none (functional) or vortex2 (cycles, IPC, per-region cycles; every counter in "
+                     "OUT/vortex/build/vxsim-run.json)")
+          ->check(CLI::IsMember({"none", "vortex2"}))
+          ->capture_default_str();
       sub.add_flag("--list-neighbours", o->list_neighbours, "print the single-axis neighbours instead of generating");
       sub.add_flag("-v,--verbose", o->verbose, "print the build commands");
       return [o] { return run_gen(*o); };

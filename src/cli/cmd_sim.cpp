@@ -24,6 +24,7 @@
 #include "vxsim/host/host_flags.h"
 #include "vxsim/host/kernel_build.h"
 #include "vxsim/program.h"
+#include "vxsim/regions.h"
 #include "vxsim/simulator.h"
 #include "vxsim/timing/vortex2.h"
 #include "vxsim/trace.h"
@@ -108,53 +109,9 @@ int exit_status_of(int32_t code) {
   return low != 0 ? low : 1;
 }
 
-// One vx_spawn_threads call over all cores (the k-th region of every core that ran one), with
-// the model's cycles when timing is on: from the earliest spawn to the latest join.
-struct RegionRow {
-  uint32_t index = 0;
-  uint32_t cores = 0;
-  uint32_t warps = 0;   // most warps a core's spawning WSPAWN asked for
-  bool closed = true;
-  vxsim::Counters counters;
-  bool timed = false;
-  uint64_t begin = 0, end = 0, issued_instrs = 0;
-  uint64_t cycles() const { return end - begin; }
-};
-
-std::vector<RegionRow> region_rows(const vxsim::Simulator& sim, const vxsim::timing::Vortex2Model* timing) {
-  std::vector<RegionRow> rows;
-  for (const vxsim::SpawnRegion& r : sim.spawn_regions()) {
-    if (rows.size() <= r.index) rows.resize(r.index + 1);
-    RegionRow& row = rows[r.index];
-    row.index = r.index;
-    ++row.cores;
-    row.warps = std::max(row.warps, r.warps);
-    row.closed &= r.closed;
-    row.counters += r.counters;
-  }
-  if (timing) {
-    for (const auto& t : timing->summary().regions) {
-      if (t.index >= rows.size()) continue;
-      RegionRow& row = rows[t.index];
-      row.begin = row.timed ? std::min(row.begin, t.begin) : t.begin;
-      row.end = std::max(row.end, t.end);
-      row.issued_instrs += t.instrs;
-      row.timed = true;
-    }
-  }
-  return rows;
-}
-
-// Everything outside the regions: start-up (crt0, .bss clearing), main's serial code.
-vxsim::Counters outside_regions(const vxsim::Simulator& sim, const std::vector<RegionRow>& rows) {
-  vxsim::Counters c = sim.counters();
-  for (const auto& r : rows) c -= r.counters;
-  return c;
-}
-
 void print_region_perf(const vxsim::Simulator& sim, const vxsim::timing::Vortex2Model* timing, std::ostream& out) {
   const uint32_t threads = sim.config().threads;
-  const auto rows = region_rows(sim, timing);
+  const auto rows = vxsim::region_rows(sim, timing);
   auto counts = [&](const vxsim::Counters& c) {
     return "warp instrs=" + std::to_string(c.warp_instructions) +
            ", instrs=" + std::to_string(c.simx_thread_instructions(threads)) +
@@ -173,32 +130,8 @@ void print_region_perf(const vxsim::Simulator& sim, const vxsim::timing::Vortex2
     }
     out << "\n";
   }
-  out << "PERF: outside regions (start-up incl. .bss clearing, serial code): " << counts(outside_regions(sim, rows))
+  out << "PERF: outside regions (start-up incl. .bss clearing, serial code): " << counts(vxsim::outside_regions(sim, rows))
       << "\n";
-}
-
-Json regions_json(const vxsim::Simulator& sim, const vxsim::timing::Vortex2Model* timing) {
-  const uint32_t threads = sim.config().threads;
-  const auto rows = region_rows(sim, timing);
-  Json regions = Json::array();
-  for (const auto& r : rows) {
-    Json j = {{"index", r.index},
-              {"cores", r.cores},
-              {"warps", r.warps},
-              {"closed", r.closed},
-              {"instrs", r.counters.simx_thread_instructions(threads)},
-              {"counters", vxsim::counters_json_one(r.counters, threads)}};
-    if (r.timed) {
-      j["cycles"] = r.cycles();
-      j["ipc"] = r.cycles() == 0 ? 0.0 : r.counters.simx_thread_instructions(threads) / static_cast<double>(r.cycles());
-      j["timing"] = {{"begin", r.begin}, {"end", r.end}, {"issued_instrs", r.issued_instrs}};
-    } else {
-      j["cycles"] = nullptr;
-      j["ipc"] = nullptr;
-    }
-    regions.push_back(j);
-  }
-  return regions;
 }
 
 void print_perf(const vxsim::Simulator& sim, const vxsim::timing::Vortex2Model* timing, std::ostream& out) {
@@ -444,8 +377,8 @@ int run_kernel(const RunOptions& o) {
     }
     doc["counters"] = sim.counters_json();
     // Per vx_spawn_threads call (all cores), and what ran outside them (start-up, .bss clearing).
-    doc["regions"] = regions_json(sim, timing.get());
-    doc["outside_regions"] = vxsim::counters_json_one(outside_regions(sim, region_rows(sim, timing.get())), config.threads);
+    doc["regions"] = vxsim::regions_json(sim, timing.get());
+    doc["outside_regions"] = vxsim::counters_json_one(vxsim::outside_regions(sim, vxsim::region_rows(sim, timing.get())), config.threads);
     doc["argument_pointer_null"] = sim.argument_pointer_read_as_null();
     if (!argument_note.empty()) doc["argument_note"] = argument_note;
     if (o.pc_profile) {

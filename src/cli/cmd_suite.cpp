@@ -9,8 +9,9 @@
 //                [--checks-from DIR ...]        candidate checks of reused evaluations from earlier runs
 //   suite status SUITE [--json] [--run RUN]     the suite table, or a run's chains (state, revisions, best D)
 //   suite effort SUITE --runs DIR [--json]     what each benchmark cost over every committed run (effort.json)
-//   suite run    SUITE [--jobs N] [--bench B ...] [--signature] every locked Vortex benchmark on the embedded
-//                simulator; --signature: timed, writing each one's Vortex-side signature
+//   suite run    SUITE [--jobs N] [--bench B ...] [--signature] [--timing-out DIR] every locked Vortex benchmark
+//                on the embedded simulator; --signature: timed, writing each one's Vortex-side signature into
+//                the suite; --timing-out: timed, its run and signature into DIR
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -36,7 +37,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct SuiteOptions {
-  std::string suite, out, run, work, runs, chain;
+  std::string suite, out, run, work, runs, chain, timing_out;
   double merge_below = refine::kReferenceNoiseD;
   bool json = false, resume = false, recheck = false, signature = false;
   double clock_mhz = 200.0;
@@ -253,6 +254,7 @@ int run_locked(const SuiteOptions& o) {
   lo.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   lo.benches = o.benches;
   lo.signature = o.signature;
+  lo.timing_out = o.timing_out;
   if (!(o.clock_mhz > 0)) throw InputError("--clock-mhz", std::to_string(o.clock_mhz), "expected a clock above 0 MHz");
   lo.clock_mhz = o.clock_mhz;
   const auto results = refine::run_locked_suite(plan, lo, std::cout);
@@ -266,12 +268,17 @@ int run_locked(const SuiteOptions& o) {
     build += r.build_seconds;
     run += r.run_seconds;
   }
-  std::cout << ran << " locked benchmark(s) run on the embedded simulator" << (o.signature ? " with the vortex2 timing model" : "")
+  const bool timed = o.signature || !o.timing_out.empty();
+  std::cout << ran << " locked benchmark(s) run on the embedded simulator" << (timed ? " with the vortex2 timing model" : "")
             << ", " << failed << " failed; " << build << " s building, " << run << " s simulating (summed over " << lo.jobs
             << " parallel job(s))\n";
   if (o.signature) {
     std::cout << written << " Vortex-side signature(s) written (" << refine::kVortexSignatureFile
               << " in each benchmark's folder; `vxsynth suite status` shows D to the CUDA side)\n";
+  }
+  if (!o.timing_out.empty()) {
+    std::cout << "timed runs in " << o.timing_out << "/<bench>/: vxsim-run.json (every counter, per core and per "
+              << "vx_spawn_threads region) and " << refine::kVortexSignatureFile << "\n";
   }
   if (ran == 0) std::cout << "no benchmark is locked yet: `vxsynth suite refine` then `vxsynth suite lock` (docs/suite.md)\n";
   return failed == 0 ? kExitOk : kExitWorkFailed;
@@ -371,8 +378,11 @@ const CommandRegistrar reg(
       run->add_flag("--signature", o->signature,
                     "run with the vortex2 timing model and write each benchmark's Vortex-side signature to "
                     "SUITE/<bench>/vortex-signature.json (docs/suite.md)");
+      run->add_option("--timing-out", o->timing_out,
+                      "run with the vortex2 timing model and write each benchmark's run (every counter, per core and per "
+                      "region: vxsim-run.json) and Vortex-side signature to DIR/<bench>/, leaving the suite's files alone");
       run->add_option("--clock-mhz", o->clock_mhz,
-                      "with --signature: the Vortex core clock for DRAM bandwidth and duration (default 200)");
+                      "with --signature or --timing-out: the Vortex core clock for DRAM bandwidth and duration (default 200)");
 
       sub.footer("Exit codes: 0 success, 1 the work failed (a worker, a benchmark's check), 2 bad usage or bad input.");
       return [o, plan, refine, task, collect, lock, status, effort, run]() -> int {

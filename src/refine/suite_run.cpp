@@ -908,7 +908,8 @@ std::vector<LockedRun> run_locked_suite(const SuitePlan& plan, const LockedRunOp
       }
       SimRunOptions so;
       so.build_dir = (dir / "build").string();
-      if (options.signature) {
+      const bool timed = options.signature || !options.timing_out.empty();
+      if (timed) {
         so.timing = true;
         so.run_json = (dir / "build" / "vxsim-run.json").string();
       }
@@ -922,7 +923,7 @@ std::vector<LockedRun> run_locked_suite(const SuitePlan& plan, const LockedRunOp
       r.detail = first;
       if (!sr.passed && first.empty()) r.detail = "exit " + std::to_string(sr.exit_code) + ": " + sr.output.substr(0, 300);
       if (differ) r.detail += " (" + std::to_string(differ) + " committed Vortex file(s) hold other code than today's generator writes)";
-      if (options.signature && sr.passed) {
+      if (timed && sr.passed) {
         if (!fs::is_regular_file(so.run_json)) throw WorkError("the benchmark wrote no " + so.run_json + " (VXSIM_RUN_JSON)");
         VortexSideRun vr;
         vr.run = read_json_file(so.run_json);
@@ -934,11 +935,20 @@ std::vector<LockedRun> run_locked_suite(const SuitePlan& plan, const LockedRunOp
         vr.command = "vxsynth suite run " + plan.dir + " --signature --bench " + b.name +
                      (options.clock_mhz != 200.0 ? " --clock-mhz " + fixed(options.clock_mhz, 1) : std::string());
         const Json doc = vortex_side_document(locked, vr);
-        // Written beside the other files, in one step (a reader never sees half a file).
-        const fs::path tmp = locked / (std::string(kVortexSignatureFile) + ".tmp");
-        write_json_file(tmp.string(), doc);
-        fs::rename(tmp, locked / kVortexSignatureFile);
-        r.signature_file = (locked / kVortexSignatureFile).string();
+        if (!options.timing_out.empty()) {
+          const fs::path out = fs::path(options.timing_out) / b.name;
+          fs::create_directories(out);
+          write_json_file((out / "vxsim-run.json").string(), vr.run);
+          write_json_file((out / kVortexSignatureFile).string(), doc);
+          r.signature_file = (out / kVortexSignatureFile).string();
+        }
+        if (options.signature) {
+          // Written beside the other files, in one step (a reader never sees half a file).
+          const fs::path tmp = locked / (std::string(kVortexSignatureFile) + ".tmp");
+          write_json_file(tmp.string(), doc);
+          fs::rename(tmp, locked / kVortexSignatureFile);
+          r.signature_file = (locked / kVortexSignatureFile).string();
+        }
         r.cycles = vr.run["cycles"].get<std::uint64_t>();
         const Json& dc = doc["vortex_side"]["distance_to_cuda"]["d"];
         if (dc.is_number()) r.d_cuda = dc.get<double>();

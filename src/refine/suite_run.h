@@ -144,6 +144,10 @@ struct LockedRunOptions {
   // Run with the vortex2 timing model and write SUITE/<bench>/vortex-signature.json
   // (refine/vortex_side.h) for each benchmark whose check passed.
   bool signature = false;
+  // Run with the vortex2 timing model and write each benchmark's run document (every counter,
+  // per core and per region) and Vortex-side signature to <timing_out>/<bench>/ instead: the
+  // suite's files stay as they are.
+  std::string timing_out;
   double clock_mhz = 200.0;
 };
 

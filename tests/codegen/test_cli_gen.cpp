@@ -51,6 +51,27 @@ TEST(CliGen, SeedFromOpParametersRunsOnTheSimulator) {
   EXPECT_EQ(ta, tb);
 }
 
+// Timing one design point: --run-sim --timing vortex2 prints its cycles, IPC and each
+// vx_spawn_threads region's share, and leaves every counter in OUT/vortex/build/vxsim-run.json.
+TEST(CliGen, RunSimTimesADesign) {
+  const auto dir = testbed::scratch_dir("cli-timing");
+  const CliRun r = vxsynth({"gen", "--op", "linear", "--shape", "M=37,N=53,K=71", "--block", "64", "--set", "split_k=2", "--set",
+                            "boundary=padded", "--out", dir.string(), "--run-sim", "--timing", "vortex2"});
+  ASSERT_EQ(r.code, 0) << r.output;
+  const fs::path run_json = dir / "vortex" / "build" / "vxsim-run.json";
+  ASSERT_TRUE(fs::is_regular_file(run_json)) << r.output;
+  const Json run = read_json_file(run_json.string());
+  ASSERT_GT(run["cycles"].get<double>(), 0.0);
+  EXPECT_NE(r.output.find("timing vortex2: " + std::to_string(run["cycles"].get<std::uint64_t>()) + " cycles, IPC"), std::string::npos)
+      << r.output;
+  // The operand padding, the GEMM and the split-K reduction are vx_spawn_threads regions of their own.
+  ASSERT_GE(run["regions"].size(), 3u);
+  EXPECT_NE(r.output.find("  region 2: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("  outside the regions (start-up, serial code): "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("every counter (timing, per core, per region): " + run_json.string()), std::string::npos) << r.output;
+  EXPECT_EQ(vxsynth({"gen", "--op", "linear", "--shape", "M=3,N=5,K=7", "--out", dir.string(), "--run-sim", "--timing", "simx"}).code, 2);
+}
+
 // A generated benchmark built with its CMakeLists.txt and run exactly as its header comment
 // says, in an environment without VXSIM_* settings: the program asks for the machine its
 // design needs (a 128-thread block does not fit the simulator's default 4 warps x 4 threads).

@@ -280,6 +280,19 @@ TEST(SuiteCli, LockStatusAndRunOfACheckedChain) {
   EXPECT_NE(timed.output.find("1 Vortex-side signature(s) written"), std::string::npos) << timed.output;
   const VortexSideStatus vs = read_vortex_side(bench);
   ASSERT_TRUE(vs.present) << timed.output;
+  // --timing-out: the same timed run into a folder of its own; the suite's file stays as it was.
+  {
+    const std::string before = slurp(bench / kVortexSignatureFile);
+    const fs::path out = scratch("suite-run-timing");
+    const CliRun to = vxsynth({"suite", "run", suite.string(), "--work", work.string(), "--jobs", "1", "--timing-out", out.string()});
+    ASSERT_EQ(to.code, 0) << to.output;
+    EXPECT_NE(to.output.find("timed runs in " + out.string()), std::string::npos) << to.output;
+    const Json timed_run = read_json_file((out / "act-4-linear" / "vxsim-run.json").string());
+    EXPECT_GT(timed_run["cycles"].get<double>(), 0.0);
+    EXPECT_TRUE(timed_run["regions"].is_array());
+    EXPECT_TRUE(fs::is_regular_file(out / "act-4-linear" / kVortexSignatureFile));
+    EXPECT_EQ(slurp(bench / kVortexSignatureFile), before);
+  }
   EXPECT_EQ(vs.stale, "");
   EXPECT_GT(vs.cycles, 0);
   ASSERT_TRUE(vs.d_cuda.has_value());

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "vxsim/regions.h"
 
 #include <VX_types.h>
 
@@ -339,6 +340,8 @@ void Device::run_launch() {
   ++launches_;
   LaunchRecord record;
   record.counters = sim_.counters();
+  record.regions = regions_json(sim_, timing_.get());
+  record.outside_regions = counters_json_one(outside_regions(sim_, region_rows(sim_, timing_.get())), sim_.config().threads);
   if (timing_) {
     timing_total_ += timing_->summary();
     record.cycles = timing_->cycles();
@@ -405,6 +408,20 @@ Json Device::run_json() const {
     doc["note"] = "functional simulation through the host API: cycles and IPC are not modelled (VXSIM_TIMING=vortex2 models them)";
   }
   doc["counters"] = counters_to_json(total_, per_core_, config);
+  // Per launch, its regions (as `sim run --json` gives them for its one launch); with one launch
+  // they are the document's own "regions" and "outside_regions" too.
+  Json per_launch = Json::array();
+  for (const LaunchRecord& r : launch_log_) {
+    per_launch.push_back({{"instrs", timing_ ? Json(r.timed_instrs) : Json(nullptr)},
+                          {"cycles", timing_ ? Json(r.cycles) : Json(nullptr)},
+                          {"regions", r.regions},
+                          {"outside_regions", r.outside_regions}});
+  }
+  doc["per_launch"] = per_launch;
+  if (launch_log_.size() == 1) {
+    doc["regions"] = launch_log_.front().regions;
+    doc["outside_regions"] = launch_log_.front().outside_regions;
+  }
   return doc;
 }
 
