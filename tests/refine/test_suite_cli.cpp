@@ -546,6 +546,25 @@ TEST(SuiteCli, CommittedLockedSuiteIsConsistent) {
   EXPECT_GE(locked, 11);
 }
 
+// The status table's legend is read on a terminal: one column a line, none past 100 characters,
+// and it ends on a whole sentence (it was one 972-character line that stopped mid-phrase).
+TEST(SuiteCli, TheStatusLegendFitsATerminal) {
+  const CliRun st = vxsynth({"suite", "status", "../suite/vx-robotics/h200"});
+  ASSERT_EQ(st.code, 0) << st.output;
+  const auto at = st.output.find("\ncolumns:\n");
+  ASSERT_NE(at, std::string::npos) << st.output;
+  std::istringstream legend(st.output.substr(at + 1));
+  int lines = 0;
+  std::string line, last;
+  while (std::getline(legend, line)) {
+    ++lines;
+    EXPECT_LE(line.size(), 100u) << line;
+    last = line;
+  }
+  EXPECT_GE(lines, 12);
+  EXPECT_EQ(last.substr(last.size() - 5), " tried") << last;
+}
+
 // check_lock_sources on a copy of a legacy lock (act-1-linear: its CUDA side the emitter's flat
 // text, its Vortex side re-laid by a machine's clang-format): the same code holds, a changed
 // token does not, a file laid out otherwise than the generator the lock names is named, and a

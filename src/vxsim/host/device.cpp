@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "common/error.h"
-#include "vxsim/regions.h"
+#include "vxsim/timing/regions.h"
 
 #include <VX_types.h>
 

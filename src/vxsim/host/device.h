@@ -96,7 +96,7 @@ class Device {
     Counters counters;
     uint64_t cycles = 0;
     uint64_t timed_instrs = 0;  // SimX's count (a WMMA as its micro-ops)
-    Json regions;               // its vx_spawn_threads regions (vxsim/regions.h)
+    Json regions;               // its vx_spawn_threads regions (vxsim/timing/regions.h)
     Json outside_regions;       // the functional counters outside them
   };
   const std::vector<LaunchRecord>& launch_log() const { return launch_log_; }

@@ -1,4 +1,4 @@
-#include "vxsim/regions.h"
+#include "vxsim/timing/regions.h"
 
 #include <algorithm>
 

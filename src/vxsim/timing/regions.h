@@ -1,6 +1,7 @@
 // The run's vx_spawn_threads regions over all cores, with the timing model's cycles when it
 // ran: what `sim run --perf/--json` and the host API's run document (VXSIM_RUN_JSON) report per
-// region, built in one place.
+// region, built in one place. Beside the timing model: the fuzz build of the simulator core
+// (tests/vxsim/fuzz) leaves timing/ out.
 #pragma once
 
 #include <cstdint>
