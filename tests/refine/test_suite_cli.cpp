@@ -562,7 +562,7 @@ TEST(SuiteCli, TheStatusLegendFitsATerminal) {
     last = line;
   }
   EXPECT_GE(lines, 12);
-  EXPECT_EQ(last.substr(last.size() - 5), " tried") << last;
+  EXPECT_EQ(last.substr(last.size() - 6), " tried") << last;
 }
 
 // check_lock_sources on a copy of a legacy lock (act-1-linear: its CUDA side the emitter's flat
