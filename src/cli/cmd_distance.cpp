@@ -35,11 +35,14 @@ struct DistanceOptions {
 // (ncu CSV, older signature files) are not checked.
 void check_platforms(const DistanceOptions& o, const std::vector<std::string>& candidates, const std::vector<std::string>& references) {
   if (o.cross_platform) return;
+  std::vector<signature::Platform> ref_platforms;
+  for (const auto& r : references) ref_platforms.push_back(signature::read_platform(r));
   for (const auto& c : candidates) {
     const signature::Platform cp = signature::read_platform(c);
     if (!cp.known()) continue;
-    for (const auto& r : references) {
-      const signature::Platform rp = signature::read_platform(r);
+    for (std::size_t i = 0; i < references.size(); ++i) {
+      const std::string& r = references[i];
+      const signature::Platform& rp = ref_platforms[i];
       if (!rp.known() || signature::same_gpu(cp, rp)) continue;
       throw InputError(r, "platform",
                        c + " was profiled on " + signature::describe(cp) + ", " + r + " on " + signature::describe(rp) +

@@ -184,13 +184,7 @@ Runner configure_profile(CLI::App& sub) {
         const fs::path ref = fs::path(o->suite) / name / "reference.json";
         if (fs::is_regular_file(ref)) {
           // D(suite) is a distance to a reference of this GPU model, or none is made.
-          if (!o->cross_platform) {
-            if (const gpu::DeviceProbe probe = gpu::probe_cuda_device(); probe.present) {
-              signature::Platform here;
-              here.gpu = probe.detail;
-              refine::require_same_gpu(here, "this machine's GPU", refine::reference_platform(ref.string()), ref.string());
-            }
-          }
+          if (!o->cross_platform) refine::require_references_of_this_gpu({ref.string()});
           request.workload_references[name] = {ref.string(), signature::load_kernel_signature(ref.string(), {}).values};
         } else {
           std::cout << "--suite: no " << ref.string() << " for op " << name << " (name the op file after the benchmark folder)\n";

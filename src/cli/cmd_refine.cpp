@@ -13,7 +13,6 @@
 
 #include "cli/command.h"
 #include "common/error.h"
-#include "gpu/device_probe.h"
 #include "refine/external.h"
 #include "refine/gpu_evaluator.h"
 #include "refine/loop.h"
@@ -126,13 +125,9 @@ int run_refine(const RefineOptions& o) {
   } else {
     // A GPU run compares this machine's profiles with the references: refused before any
     // device time when they were captured on another GPU model.
-    if (const gpu::DeviceProbe probe = gpu::probe_cuda_device(); probe.present) {
-      signature::Platform here;
-      here.gpu = probe.detail;
-      for (const auto& c : chains) {
-        refine::require_same_gpu(here, "this machine's GPU", refine::reference_platform(c.reference), c.reference);
-      }
-    }
+    std::vector<std::string> references;
+    for (const auto& c : chains) references.push_back(c.reference);
+    refine::require_references_of_this_gpu(references);
     gpu::DriverOptions d;
     d.cache_dir = o.cache_dir;
     d.seed = o.seed;

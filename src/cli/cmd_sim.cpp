@@ -377,8 +377,9 @@ int run_kernel(const RunOptions& o) {
     }
     doc["counters"] = sim.counters_json();
     // Per vx_spawn_threads call (all cores), and what ran outside them (start-up, .bss clearing).
-    doc["regions"] = vxsim::regions_json(sim, timing.get());
-    doc["outside_regions"] = vxsim::counters_json_one(vxsim::outside_regions(sim, vxsim::region_rows(sim, timing.get())), config.threads);
+    const auto spawn_regions = vxsim::region_rows(sim, timing.get());
+    doc["regions"] = vxsim::regions_json(spawn_regions, config.threads);
+    doc["outside_regions"] = vxsim::counters_json_one(vxsim::outside_regions(sim, spawn_regions), config.threads);
     doc["argument_pointer_null"] = sim.argument_pointer_read_as_null();
     if (!argument_note.empty()) doc["argument_note"] = argument_note;
     if (o.pc_profile) {

@@ -41,9 +41,11 @@ struct Scanner {
   std::string code;                   // the line's code: comments and literal contents blanked
 
   bool inside_literal() const { return in_block_comment || !raw_end.empty(); }
-  int level() const {
+  // The indenting braces open, the innermost `closed` of them taken as closed.
+  int level(int closed = 0) const {
     int n = 0;
-    for (const bool b : braces) n += b ? 1 : 0;
+    const int open = static_cast<int>(braces.size()) - std::min<int>(closed, static_cast<int>(braces.size()));
+    for (int i = 0; i < open; ++i) n += braces[static_cast<std::size_t>(i)] ? 1 : 0;
     return n;
   }
 
@@ -242,28 +244,24 @@ std::string lay_out(const std::string& text) {
     }
     // Leading closers belong to the level they close.
     int closers = 0, paren_closers = 0;
-    {
-      Scanner probe;
-      probe.braces = scanner.braces;
-      for (const char c : s) {
-        if (c == '}') {
-          ++closers;
-          if (!probe.braces.empty()) probe.braces.pop_back();
-        } else if (c == ')' || c == ']') {
-          ++paren_closers;
-        } else if (c != ' ' && c != ';' && c != ',') {
-          break;
-        }
+    for (const char c : s) {
+      if (c == '}') {
+        ++closers;
+      } else if (c == ')' || c == ']') {
+        ++paren_closers;
+      } else if (c != ' ' && c != ';' && c != ',') {
+        break;
       }
-      int indent = kIndent * probe.level();
-      if (is_access_specifier(s)) indent = indent > 0 ? indent - 1 : 0;
-      if (scanner.parens - paren_closers > 0 || (continues && closers == 0)) indent += kContinuation;
-      if (starts_with(s, "//")) {
-        out << wrap_comment(s, static_cast<std::size_t>(indent));
-        continue;
-      }
-      out << wrap(s, static_cast<std::size_t>(indent), static_cast<std::size_t>(kIndent * probe.level()), scanner.parens - paren_closers);
     }
+    const int level_indent = kIndent * scanner.level(closers);
+    int indent = level_indent;
+    if (is_access_specifier(s)) indent = indent > 0 ? indent - 1 : 0;
+    if (scanner.parens - paren_closers > 0 || (continues && closers == 0)) indent += kContinuation;
+    if (starts_with(s, "//")) {
+      out << wrap_comment(s, static_cast<std::size_t>(indent));
+      continue;
+    }
+    out << wrap(s, static_cast<std::size_t>(indent), static_cast<std::size_t>(level_indent), scanner.parens - paren_closers);
     scanner.scan(s);
     continues = scanner.parens == 0 && ends_in_operator(scanner.code);
   }

@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "common/json_io.h"
+#include "gpu/device_probe.h"
 
 namespace vxsynth::refine {
 namespace fs = std::filesystem;
@@ -28,6 +29,14 @@ void require_same_gpu(const signature::Platform& profile, const std::string& wha
                       const std::string& reference_path) {
   const std::string why = gpu_mismatch(profile, what, reference, reference_path);
   if (!why.empty()) throw InputError(reference_path, "platform", why);
+}
+
+void require_references_of_this_gpu(const std::vector<std::string>& reference_files) {
+  const gpu::DeviceProbe probe = gpu::probe_cuda_device();
+  if (!probe.present) return;
+  signature::Platform here;
+  here.gpu = probe.detail;
+  for (const auto& r : reference_files) require_same_gpu(here, "this machine's GPU", reference_platform(r), r);
 }
 
 namespace {
@@ -80,9 +89,8 @@ std::string suite_for_gpu(const std::string& dir, const std::string& gpu_name) {
   const auto suites = platform_suites(dir);
   std::string have;
   for (const auto& s : suites) {
-    if (!s.platform.known() || s.platform.gpu == gpu_name) {
-      if (suites.size() == 1 || s.platform.known()) return s.dir;
-    }
+    // A suite that names no GPU is taken only when it is the one there is.
+    if (s.platform.known() ? s.platform.gpu == gpu_name : suites.size() == 1) return s.dir;
     have += (have.empty() ? "" : ", ") + s.dir + " (" + signature::describe(s.platform) + ")";
   }
   const std::string id = signature::platform_id(gpu_name);

@@ -21,6 +21,10 @@ std::string gpu_mismatch(const signature::Platform& profile, const std::string& 
 void require_same_gpu(const signature::Platform& profile, const std::string& what, const signature::Platform& reference,
                       const std::string& reference_path);
 
+// Before a GPU run: InputError when this machine's GPU (the CUDA driver's device 0) is another
+// model than any of these references'; nothing without a GPU (the run says so itself).
+void require_references_of_this_gpu(const std::vector<std::string>& reference_files);
+
 // A platform suite: a folder of <benchmark>/reference.json profiled on one GPU.
 struct PlatformSuite {
   std::string dir;

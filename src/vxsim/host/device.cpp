@@ -340,8 +340,9 @@ void Device::run_launch() {
   ++launches_;
   LaunchRecord record;
   record.counters = sim_.counters();
-  record.regions = regions_json(sim_, timing_.get());
-  record.outside_regions = counters_json_one(outside_regions(sim_, region_rows(sim_, timing_.get())), sim_.config().threads);
+  const auto rows = region_rows(sim_, timing_.get());
+  record.regions = regions_json(rows, sim_.config().threads);
+  record.outside_regions = counters_json_one(outside_regions(sim_, rows), sim_.config().threads);
   if (timing_) {
     timing_total_ += timing_->summary();
     record.cycles = timing_->cycles();

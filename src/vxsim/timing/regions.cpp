@@ -38,9 +38,7 @@ Counters outside_regions(const Simulator& sim, const std::vector<RegionRow>& row
   return c;
 }
 
-Json regions_json(const Simulator& sim, const timing::Vortex2Model* timing) {
-  const uint32_t threads = sim.config().threads;
-  const auto rows = region_rows(sim, timing);
+Json regions_json(const std::vector<RegionRow>& rows, uint32_t threads) {
   Json regions = Json::array();
   for (const auto& r : rows) {
     Json j = {{"index", r.index},

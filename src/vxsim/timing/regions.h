@@ -35,6 +35,6 @@ std::vector<RegionRow> region_rows(const Simulator& sim, const timing::Vortex2Mo
 // Everything outside the regions: start-up (crt0, .bss clearing), main's serial code.
 Counters outside_regions(const Simulator& sim, const std::vector<RegionRow>& rows);
 // The "regions" array of a vxsynth.vxsim-run/1 document.
-Json regions_json(const Simulator& sim, const timing::Vortex2Model* timing);
+Json regions_json(const std::vector<RegionRow>& rows, uint32_t threads_per_warp);
 
 }  // namespace vxsynth::vxsim
