@@ -86,6 +86,10 @@ def test_finalize_writes_references_from_the_cpp_signatures(tmp_path, meta_calls
         else:
             assert ref["signature"] == by_id[ncu_id]
         assert ref["kernel"]["rank"] == t["rank"] and ref["kernel"]["calls"] == t["hot"]["calls"]
+        # The operator is every kernel of the target's call, the target among them.
+        op = ref["operator"]
+        assert ncu_id in [k["ncu_id"] for k in op["kernels"]]
+        assert op["duration_ns"] == pytest.approx(sum(k["duration_ns"] for k in op["kernels"]))
         assert ref["launch"]["grid"] == ref["signature"]["launch"]["grid"]
         assert ref["fixed_properties"]["block_size"] == ref["signature"]["launch"]["block_size"]
     cov = json.loads((tmp_path / "suite" / "h200" / "act.coverage.json").read_text())
@@ -166,6 +170,46 @@ def test_committed_references_rederive_from_the_raw_captures(tmp_path, vxsynth_b
         assert fresh["signature"]["metrics"] == pytest.approx(old["signature"]["metrics"], rel=1e-9), p.parent.name
         assert fresh["fixed_properties"]["engine_class"] == old["fixed_properties"]["engine_class"], p.parent.name
         assert fresh["op"] == old["op"] and fresh["kernel"] == old["kernel"]
+        assert fresh["operator"]["metrics"] == pytest.approx(old["operator"]["metrics"], rel=1e-9), p.parent.name
+        assert fresh["operator"]["kernels"] == old["operator"]["kernels"], p.parent.name
+
+
+def _num(text):
+    return float(text.replace(",", ""))
+
+
+@pytest.mark.parametrize("platform", [p for p, _ in PLATFORMS])
+def test_operator_references_agree_with_sums_of_the_raw_counters(platform):
+    """Every committed reference's operator (all kernels of its ATen call) recomputed here from
+    the raw ncu rows, by sums of counters rather than the C++ side's weighted means: time, DRAM
+    bytes, bandwidth as bytes over time, occupancy over time, lanes over instructions."""
+    from vxsynth import ncu_rows
+    multi = 0
+    for w in WORKLOADS:
+        rows = {r["ID"]: r for r in ncu_rows.read_rows(str(SUITE / "captures" / platform / w / "ncu.csv"))}
+        for p in committed(platform):
+            if not p.parent.name.startswith(w + "-"):
+                continue
+            op = json.loads(p.read_text())["operator"]
+            mine = [rows[k["ncu_id"]] for k in op["kernels"]]
+            assert ref_id(p) in [k["ncu_id"] for k in op["kernels"]], p.parent.name
+            ns = sum(_num(r["gpu__time_duration.sum"]) for r in mine)
+            dram = sum(_num(r["dram__bytes_read.sum"]) + _num(r["dram__bytes_write.sum"]) for r in mine)
+            inst = sum(_num(r["smsp__inst_executed.sum"]) for r in mine)
+            lanes = sum(_num(r["smsp__thread_inst_executed.sum"]) for r in mine) / (32 * inst)
+            occupancy = sum(_num(r["gpu__time_duration.sum"]) * _num(r["sm__warps_active.avg.pct_of_peak_sustained_active"])
+                            for r in mine) / ns
+            assert op["duration_ns"] == pytest.approx(ns) and op["dram_bytes"] == pytest.approx(dram)
+            m = op["metrics"]
+            assert m["dram_bandwidth"] == pytest.approx(dram / (ns * 1e-9), rel=0.01), p.parent.name
+            assert m["occupancy"] == pytest.approx(occupancy, rel=1e-9), p.parent.name
+            assert m["active_lane_fraction"] == pytest.approx(lanes, rel=0.002), p.parent.name
+            multi += len(mine) > 1
+    assert multi >= 5  # ACT's conv and addmm with a reduction, Diffusion Policy's convolutions
+
+
+def ref_id(path):
+    return json.loads(path.read_text())["kernel"]["profiled_instance"]["ncu_id"]
 
 
 def test_suite_table_prints_every_reference(capsys):

@@ -53,6 +53,7 @@ def test_match_in_sequence():
     m = ncu_rows.match_targets(rows, WINDOWS, TARGETS)
     assert {r: v["row"]["ID"] for r, v in m.items()} == {1: "1", 2: "2", 3: "3"}
     assert {v["match"] for v in m.values()} == {"sequence"}
+    assert {r: [x["ID"] for x in v["operator_rows"]] for r, v in m.items()} == {1: ["0", "1", "2"], 2: ["0", "1", "2"], 3: ["3"]}
 
 
 def test_match_by_name_and_geometry_when_rows_differ():
@@ -63,6 +64,8 @@ def test_match_by_name_and_geometry_when_rows_differ():
     m = ncu_rows.match_targets(rows, WINDOWS, TARGETS)
     assert {r: v["row"]["ID"] for r, v in m.items()} == {1: "2", 2: "3", 3: "4"}
     assert {v["match"] for v in m.values()} == {"name+geometry"}
+    # Each target's operator is every kernel of its call, the extra kernel in none of them.
+    assert {r: [x["ID"] for x in v["operator_rows"]] for r, v in m.items()} == {1: ["0", "2", "3"], 2: ["0", "2", "3"], 3: ["4"]}
 
 
 def test_missing_target_is_an_error():

@@ -290,6 +290,18 @@ def run_signature(vxsynth: str, csv_path: Path, unmeasurable: list[str], problem
     return json.loads(proc.stdout), False
 
 
+def run_operator(vxsynth: str, csv_path: Path, unmeasurable: list[str], rows: list[dict]) -> dict:
+    """The operator signature of one ATen call: `vxsynth signature --operator` over its rows."""
+    cmd = [vxsynth, "signature", str(csv_path), "--json", "--operator", "--partial",
+           "--ids", ",".join(str(r["ID"]) for r in rows)]
+    if unmeasurable:
+        cmd += ["--unmeasurable", ",".join(unmeasurable)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"capture: vxsynth signature --operator {csv_path} failed: {proc.stderr.strip()}")
+    return json.loads(proc.stdout)["operator"]
+
+
 def stage_finalize(out: Path, suite: Path, vxsynth: str, ncu: str | None, quiet: bool = False) -> list[Path]:
     with open(out / "context.json") as f:
         ctx = json.load(f)
@@ -324,8 +336,9 @@ def stage_finalize(out: Path, suite: Path, vxsynth: str, ncu: str | None, quiet:
         m = matches[t["rank"]]
         sig = with_problem.get(t["rank"]) or by_id[str(m["row"]["ID"])]
         profiled = dict(t["profiled_instance"], ncu_id=sig["ncu_id"], ncu_match=m["match"])
+        operator = run_operator(vxsynth, out / "ncu.csv", platform["unmeasurable"], m["operator_rows"])
         ref = reference.build_reference(workload=ctx["workload"], platform=platform, hot=t["hot"], op=t["op"],
-                                        launch=t["launch"], signature=sig, profiled=profiled)
+                                        launch=t["launch"], signature=sig, profiled=profiled, operator=operator)
         reference.validate_reference(ref, "generated reference")
         name = reference.bench_dir_name(ctx["workload"]["name"], t["rank"], t["op"]["kind"])
         write_json(pdir / name / "reference.json", ref)

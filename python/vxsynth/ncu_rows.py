@@ -77,23 +77,38 @@ def match_targets(rows: list[dict], windows: list[dict], targets: list[dict]) ->
     profiled program opened them; `targets`: [{"rank", "op_call", "position"}]. The rows should
     be exactly the windows' kernels in order; if they are not (a kernel ncu did not see, or an
     extra one), each target is looked up by name and geometry instead and the match says so.
+    Each result also holds "operator_rows": the rows of every kernel the target's ATen call ran
+    (its window), in launch order: the operator's reference is all of them.
     """
     expected = [(w["op_call"], i, k) for w in windows for i, k in enumerate(w["kernels"])]
     result = {}
     if len(expected) == len(rows) and all(same_kernel(k, r) for (_, _, k), r in zip(expected, rows)):
         position = {(call, i): r for (call, i, _), r in zip(expected, rows)}
         for t in targets:
-            result[t["rank"]] = {"row": position[(t["op_call"], t["position"])], "match": "sequence"}
+            window = next(w for w in windows if w["op_call"] == t["op_call"])
+            result[t["rank"]] = {"row": position[(t["op_call"], t["position"])], "match": "sequence",
+                                 "operator_rows": [position[(t["op_call"], i)] for i in range(len(window["kernels"]))]}
         return result
     used = set()
-    for t in targets:
-        window = next(w for w in windows if w["op_call"] == t["op_call"])
-        want = window["kernels"][t["position"]]
+
+    def find(want, rank):
         hit = next((i for i, r in enumerate(rows) if i not in used and same_kernel(want, r)), None)
         if hit is None:
             raise NcuRowError(
                 f"ncu profiled {len(rows)} kernel(s), expected {len(expected)}; no row matches target rank "
-                f"{t['rank']} ({base_name(want['name'])}, grid {want['grid']}, block {want['block']})")
+                f"{rank} ({base_name(want['name'])}, grid {want['grid']}, block {want['block']})")
         used.add(hit)
-        result[t["rank"]] = {"row": rows[hit], "match": "name+geometry"}
+        return rows[hit]
+
+    found = {}  # (op_call, position) -> row: the targets' own rows first, then their calls' others
+    for t in targets:
+        window = next(w for w in windows if w["op_call"] == t["op_call"])
+        found[(t["op_call"], t["position"])] = find(window["kernels"][t["position"]], t["rank"])
+        result[t["rank"]] = {"row": found[(t["op_call"], t["position"])], "match": "name+geometry"}
+    for t in targets:
+        window = next(w for w in windows if w["op_call"] == t["op_call"])
+        for i, k in enumerate(window["kernels"]):
+            if (t["op_call"], i) not in found:
+                found[(t["op_call"], i)] = find(k, t["rank"])
+        result[t["rank"]]["operator_rows"] = [found[(t["op_call"], i)] for i in range(len(window["kernels"]))]
     return result

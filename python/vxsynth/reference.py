@@ -78,8 +78,10 @@ def fixed_properties(op: dict, launch: dict, signature: dict) -> dict:
 
 
 def build_reference(*, workload: dict, platform: dict, hot: dict, op: dict, launch: dict,
-                    signature: dict, profiled: dict) -> dict:
-    return {
+                    signature: dict, profiled: dict, operator: dict | None = None) -> dict:
+    """`signature` is the hot kernel's (the paper's scope); `operator` every kernel of the same
+    ATen call aggregated (`vxsynth signature --operator`), the scope the suite's D is taken at."""
+    ref = {
         "schema": SCHEMA,
         "workload": workload,
         "platform": platform,
@@ -101,6 +103,9 @@ def build_reference(*, workload: dict, platform: dict, hot: dict, op: dict, laun
         "fixed_properties": fixed_properties(op, launch, signature),
         "signature": signature,
     }
+    if operator is not None:
+        ref["operator"] = operator
+    return ref
 
 
 def _require(obj, path, field, kind):
@@ -127,6 +132,11 @@ def validate_reference(obj, path="reference.json") -> dict:
                         ("fixed_properties.engine_class", str), ("signature.metrics", dict),
                         ("signature.unmeasured", dict)):
         _require(obj, path, field, kind)
+    if "operator" in obj:
+        for field, kind in (("operator.metrics", dict), ("operator.kernels", list), ("operator.duration_ns", (int, float))):
+            _require(obj, path, field, kind)
+        if not obj["operator"]["kernels"]:
+            raise ReferenceError(f"{path}: field 'operator.kernels': empty (an operator runs at least one kernel)")
     metrics = obj["signature"]["metrics"]
     for m in METRIC_IDS:
         if m not in metrics:

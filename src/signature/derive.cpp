@@ -22,6 +22,9 @@ constexpr std::string_view kSmClock = "sm__cycles_elapsed.avg.per_second";
 constexpr std::string_view kL1Hit = "l1tex__t_sector_hit_rate.pct";
 constexpr std::string_view kL1GlobalLdHit = "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct";
 constexpr std::string_view kL2Hit = "lts__t_sector_hit_rate.pct";
+// The sectors the two hit rates are over: an operator's hit rate weighs its kernels by them.
+constexpr std::string_view kL1Sectors = "l1tex__t_sectors.sum";
+constexpr std::string_view kL2Sectors = "lts__t_sectors.sum";
 constexpr std::string_view kLdBytesPerSectorPct = "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct";
 constexpr std::string_view kLdBytesPerSectorRatio = "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio";
 constexpr std::string_view kLdDataBytes = "smsp__sass_data_bytes_mem_global_op_ld.sum";
@@ -75,6 +78,7 @@ const std::vector<CounterSpec> kCounters = {
     {c::kRegisters, ""},         {c::kSmemStatic, ""},
     {c::kSmemDynamic, ""},       {c::kL1Hit, "%"},
     {c::kL1GlobalLdHit, "%"},    {c::kL2Hit, "%"},
+    {c::kL1Sectors, ""},         {c::kL2Sectors, ""},
     {c::kLdBytesPerSectorPct, "%"}, {c::kLdBytesPerSectorRatio, ""},
     {c::kLdDataBytes, "byte"},   {c::kLdSectors, ""},
     {c::kLdRequests, ""},        {c::kLdInst, ""},
@@ -268,6 +272,20 @@ std::optional<LaunchGeometry> read_geometry(const NcuTable& t, const NcuRow& r, 
 
 const std::vector<CounterSpec>& ncu_counter_list() { return kCounters; }
 
+std::optional<std::string_view> weight_counter(OperatorWeight w) {
+  switch (w) {
+    case OperatorWeight::kL1Sectors: return c::kL1Sectors;
+    case OperatorWeight::kL2Sectors: return c::kL2Sectors;
+    case OperatorWeight::kGlobalLoadSectors: return c::kLdSectors;
+    case OperatorWeight::kInstructions: return c::kInst;
+    case OperatorWeight::kDuration:
+    case OperatorWeight::kDramBytes: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::array<std::string_view, 2> dram_byte_counters() { return {c::kDramRead, c::kDramWrite}; }
+
 std::string ncu_metrics_argument() {
   std::string s;
   for (const auto& spec : kCounters) {
@@ -362,6 +380,11 @@ KernelSignature derive_signature(const NcuTable& table, const NcuRow& row, const
     k.values[i] = chosen->compute(get);
     k.formula[i] = chosen->formula;
   }
+  // What an operator's mean weighs this kernel by (operator_scope.h), kept whether or not a
+  // recipe read it; a profile without them (collected before they were listed) lacks them.
+  for (const auto cn : {c::kL1Sectors, c::kL2Sectors, c::kLdSectors, c::kInst, c::kDramRead, c::kDramWrite})
+    if (rc.state(cn) == RowCounters::State::kPresent) k.counters[std::string(cn)] = rc.get(cn);
+
   if (!missing.empty() && !options.partial) {
     std::string msg = "kernel '" + k.name + "' (ID " + k.ncu_id + ", line " + std::to_string(row.line) +
                       "): cannot derive " + std::to_string(missing.size()) + " metric(s):";

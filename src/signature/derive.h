@@ -2,6 +2,7 @@
 // an H200). Also the exact --metrics list the project asks ncu for: one source of truth.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <set>
 #include <string>
@@ -21,6 +22,11 @@ struct CounterSpec {
 
 // Every counter the project collects, in the order passed to ncu.
 const std::vector<CounterSpec>& ncu_counter_list();
+// The counter whose value weighs a kernel in an operator's mean of one metric (operator_scope.h);
+// nullopt for the duration and DRAM-byte weights, which come from the kernel's duration and
+// dram_byte_counters(). derive_signature keeps each of them it finds in `counters`.
+std::optional<std::string_view> weight_counter(OperatorWeight w);
+std::array<std::string_view, 2> dram_byte_counters();  // read, write
 // The comma-separated value for `ncu --metrics`.
 std::string ncu_metrics_argument();
 // The other ncu options every profile must use (cache and clock control, CSV raw page).

@@ -84,6 +84,30 @@ std::string format_signature(const KernelSignature& k) {
   return o.str();
 }
 
+std::string format_operator(const OperatorSignature& op) {
+  std::ostringstream o;
+  o << "operator " << op.signature.name << ": " << op.kernels.size() << " kernel" << (op.kernels.size() == 1 ? "" : "s")
+    << ", " << printf_string("%.3f us", op.duration_ns / 1000.0);
+  if (op.dram_bytes) o << ", " << printf_string("%.0f", *op.dram_bytes) << " DRAM bytes";
+  o << "\n";
+  for (const auto& k : op.kernels) {
+    o << "  " << (k.ncu_id.empty() ? "" : "[ID " + k.ncu_id + "] ") << printf_string("%8.3f us", k.duration_ns / 1000.0);
+    if (k.dram_bytes) o << printf_string(" %12.0f B", *k.dram_bytes);
+    o << "  " << k.name.substr(0, 100) << "\n";
+  }
+  // The kernel view's lines, less those the operator has no use for (its name, one launch, its
+  // duration: all said above).
+  std::istringstream lines(format_signature(op.signature));
+  std::string line;
+  std::getline(lines, line);
+  while (std::getline(lines, line))
+    if (line.rfind("  launch:", 0) != 0 && line.rfind("  duration:", 0) != 0) o << line << "\n";
+  for (const MetricInfo& m : metric_table())
+    if (!op.approximate[index_of(m.id)].empty())
+      o << "  approximate " << m.key << ": " << op.approximate[index_of(m.id)] << "\n";
+  return o.str();
+}
+
 std::string format_distance(const KernelSignature& candidate, const std::string& candidate_label,
                             const KernelSignature& reference, const std::string& reference_label,
                             const DistanceReport& report, const DistanceConfig& cfg) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "signature/distance.h"
+#include "signature/operator_scope.h"
 #include "signature/signature.h"
 
 namespace vxsynth::signature {
@@ -13,6 +14,9 @@ namespace vxsynth::signature {
 std::string format_value(const MetricInfo& m, double v);
 
 std::string format_signature(const KernelSignature& k);
+// The operator's kernels (duration and DRAM bytes each), its totals, its metrics and any weight
+// that fell back to duration.
+std::string format_operator(const OperatorSignature& op);
 
 std::string format_distance(const KernelSignature& candidate, const std::string& candidate_label,
                             const KernelSignature& reference, const std::string& reference_label,

@@ -6,23 +6,26 @@ namespace {
 using G = PressureGroup;
 using U = Unit;
 using K = DistanceKind;
+using W = OperatorWeight;
 constexpr std::array<MetricInfo, kMetricCount> kTable{{
-    {MetricId::kL1HitRate, "l1_hit_rate", "L1 hit rate", G::kTrafficServed, U::kPercent, K::kPercent},
-    {MetricId::kL2HitRate, "l2_hit_rate", "L2 hit rate", G::kTrafficServed, U::kPercent, K::kPercent},
-    {MetricId::kCoalescing, "coalescing", "global-load coalescing", G::kTrafficServed, U::kPercent, K::kPercent},
+    {MetricId::kL1HitRate, "l1_hit_rate", "L1 hit rate", G::kTrafficServed, U::kPercent, K::kPercent, W::kL1Sectors},
+    {MetricId::kL2HitRate, "l2_hit_rate", "L2 hit rate", G::kTrafficServed, U::kPercent, K::kPercent, W::kL2Sectors},
+    {MetricId::kCoalescing, "coalescing", "global-load coalescing", G::kTrafficServed, U::kPercent, K::kPercent,
+     W::kGlobalLoadSectors},
     {MetricId::kComputeThroughput, "compute_throughput", "achieved peak compute", G::kEngineCommit, U::kPercent,
-     K::kPercent},
+     K::kPercent, W::kDuration},
     {MetricId::kTensorUtilization, "tensor_utilization", "tensor-core utilization", G::kEngineCommit, U::kPercent,
-     K::kPercent},
+     K::kPercent, W::kDuration},
     {MetricId::kAtomicsPerInstruction, "atomics_per_instruction", "atomics per instruction", G::kEngineCommit,
-     U::kRatio, K::kAbsolute},
+     U::kRatio, K::kAbsolute, W::kInstructions},
     {MetricId::kArithmeticIntensity, "arithmetic_intensity", "arithmetic intensity", G::kWorkPerByte,
-     U::kFlopPerByte, K::kLogRatio},
+     U::kFlopPerByte, K::kLogRatio, W::kDramBytes},
     {MetricId::kDramBandwidth, "dram_bandwidth", "DRAM bandwidth", G::kWorkPerByte, U::kBytePerSecond,
-     K::kLogRatio},
+     K::kLogRatio, W::kDuration},
     {MetricId::kActiveLaneFraction, "active_lane_fraction", "active-lane fraction", G::kMachineBusy, U::kFraction,
-     K::kAbsolute},
-    {MetricId::kOccupancy, "occupancy", "achieved occupancy", G::kMachineBusy, U::kPercent, K::kPercent},
+     K::kAbsolute, W::kInstructions},
+    {MetricId::kOccupancy, "occupancy", "achieved occupancy", G::kMachineBusy, U::kPercent, K::kPercent,
+     W::kDuration},
 }};
 
 // The table is indexed by MetricId; keep the two in step.
@@ -80,6 +83,18 @@ std::string_view distance_kind_key(DistanceKind k) {
     case K::kPercent: return "percent";
     case K::kAbsolute: return "absolute";
     case K::kLogRatio: return "log_ratio";
+  }
+  return "?";
+}
+
+std::string_view weight_key(OperatorWeight w) {
+  switch (w) {
+    case W::kL1Sectors: return "l1_sectors";
+    case W::kL2Sectors: return "l2_sectors";
+    case W::kGlobalLoadSectors: return "global_load_sectors";
+    case W::kDuration: return "duration";
+    case W::kInstructions: return "instructions";
+    case W::kDramBytes: return "dram_bytes";
   }
   return "?";
 }

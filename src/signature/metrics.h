@@ -1,5 +1,5 @@
 // The ten profile-signature metrics: one table row each (id, pressure group, unit, distance
-// kind). Adding a metric or changing how one is scored is a change to this table.
+// kind, operator weight). Adding a metric or changing how one is scored is a change to this table.
 #pragma once
 
 #include <array>
@@ -35,6 +35,12 @@ enum class Unit : int { kPercent, kFraction, kFlopPerByte, kBytePerSecond, kRati
 //   kLogRatio:  |log2((c + epsilon) / (r + epsilon))| / rate_scale
 enum class DistanceKind : int { kPercent, kAbsolute, kLogRatio };
 
+// How one metric of an operator (every kernel one call runs) is formed from its kernels' values:
+// their mean, each kernel weighted by the quantity its ratio is taken over, so a hit rate is
+// summed hits over summed sectors and a bandwidth summed bytes over summed time
+// (signature/operator_scope.h; docs/signature.md, "Operator scope").
+enum class OperatorWeight : int { kL1Sectors, kL2Sectors, kGlobalLoadSectors, kDuration, kInstructions, kDramBytes };
+
 struct MetricInfo {
   MetricId id;
   std::string_view key;    // stable id used in JSON and on the command line
@@ -42,6 +48,7 @@ struct MetricInfo {
   PressureGroup group;
   Unit unit;
   DistanceKind distance;
+  OperatorWeight weight;
 };
 
 const std::array<MetricInfo, kMetricCount>& metric_table();
@@ -55,6 +62,7 @@ std::string_view group_key(PressureGroup g);    // "traffic_served", ...
 std::string_view group_title(PressureGroup g);  // "where traffic is served", ...
 std::string_view unit_key(Unit u);              // "percent", "fraction", "flop_per_byte", ...
 std::string_view distance_kind_key(DistanceKind k);
+std::string_view weight_key(OperatorWeight w);  // "l1_sectors", "duration", ...
 
 // Values for one signature: nullopt = not measured.
 using MetricValues = std::array<std::optional<double>, kMetricCount>;
