@@ -100,6 +100,7 @@ struct ProfileOptions : CommonOptions {
   bool cross_platform = false;
   int repeat = 1;
   std::vector<std::string> kernels;
+  std::string scope = "operator";
 };
 
 Runner configure_run(CLI::App& sub) {
@@ -157,6 +158,10 @@ Runner configure_profile(CLI::App& sub) {
   sub.add_option("--kernel", o->kernels,
                  "profile only kernels with this function name (repeatable; e.g. gemm, a generated candidate's main "
                  "kernel); the others run unprofiled. Not with --with-reference (the vendor's kernels would be skipped)");
+  sub.add_option("--scope", o->scope,
+                 "what a candidate's signature and D are of: operator (every kernel of its launch, the default) or "
+                 "kernel (its longest kernel, the paper's); --kernel implies kernel")
+      ->check(CLI::IsMember({"operator", "kernel"}));
   sub.add_option("--ncu", o->driver.ncu, "the ncu executable (default: $VXSYNTH_NCU, PATH, /usr/local/cuda/bin)");
   add_common(sub, *o);
   sub.footer("One ncu process over one harness process. Writes DIR/ncu-raw.csv, DIR/signatures/<segment>.json "
@@ -176,6 +181,7 @@ Runner configure_profile(CLI::App& sub) {
     }
     request.only_kernels = o->kernels;
     gpu::ncu_kernel_filter(request.only_kernels);  // a bad name is bad input before anything runs
+    request.scope = o->kernels.empty() ? signature::scope_from_key(o->scope, "", "--scope") : signature::Scope::kKernel;
     // The workload references, read before the GPU work: a bad suite is bad input.
     if (!o->suite.empty()) {
       if (!fs::is_directory(o->suite)) throw InputError(o->suite, "--suite", "not a folder (expected e.g. suite/vx-robotics/h200)");
@@ -185,7 +191,7 @@ Runner configure_profile(CLI::App& sub) {
         if (fs::is_regular_file(ref)) {
           // D(suite) is a distance to a reference of this GPU model, or none is made.
           if (!o->cross_platform) refine::require_references_of_this_gpu({ref.string()});
-          request.workload_references[name] = {ref.string(), signature::load_kernel_signature(ref.string(), {}).values};
+          request.workload_references[name] = gpu::WorkloadReference::read(ref.string());
         } else {
           std::cout << "--suite: no " << ref.string() << " for op " << name << " (name the op file after the benchmark folder)\n";
         }

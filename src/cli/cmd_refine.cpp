@@ -34,6 +34,7 @@ struct RefineOptions {
   std::uint64_t seed = 0;
   bool resume = false;
   bool profile_every_kernel = false;
+  std::string scope = "operator";
 };
 
 refine::Budget parse_budget(const std::string& text) {
@@ -105,6 +106,7 @@ int run_refine(const RefineOptions& o) {
   lo.budget = parse_budget(o.budget);
   lo.width = o.width;
   lo.known = o.known;
+  lo.scope = signature::scope_from_key(o.scope, "", "--scope");
   if (lo.width < 1) throw InputError("--width", "", "must be at least 1");
   lo.retention = refine::retention_preset(o.retention);
   if (o.margin >= 0 || o.repeats > 0) {
@@ -132,7 +134,8 @@ int run_refine(const RefineOptions& o) {
     d.cache_dir = o.cache_dir;
     d.seed = o.seed;
     auto gpu = std::make_unique<refine::GpuEvaluator>(work, o.out + "/checks", lo.retention.repeats, d);
-    gpu->set_profile_every_kernel(o.profile_every_kernel);
+    // An operator is every kernel: none may run unprofiled.
+    gpu->set_profile_every_kernel(o.profile_every_kernel || lo.scope == signature::Scope::kOperator);
     evaluator = std::move(gpu);
   }
   std::unique_ptr<refine::Strategy> strategy;
@@ -144,7 +147,8 @@ int run_refine(const RefineOptions& o) {
     strategy = std::make_unique<refine::BuiltinStrategy>(bo);
   }
   std::cout << "refine: " << chains.size() << " chain(s), evaluator " << evaluator->name() << ", strategy "
-            << strategy->name() << ", retention " << lo.retention.name << " (D of the mean of "
+            << strategy->name() << ", D at " << signature::scope_key(lo.scope) << " scope, retention " << lo.retention.name
+            << " (D of the mean of "
             << (o.replay.empty() ? std::to_string(lo.retention.repeats) + " profile(s)"
                                  : "the profiles the replay store holds, up to " + std::to_string(lo.retention.repeats))
             << ", margin " << lo.retention.margin
@@ -207,9 +211,16 @@ const CommandRegistrar reg(
       sub.add_option("--known", o->known,
                      "an earlier run's evaluation store (RUN/evaluations, repeatable): its evaluations whose source check "
                      "passed are taken over, so their candidates are not profiled again");
+      sub.add_option("--scope", o->scope,
+                     "what D is taken at: operator (every kernel a candidate launches against every kernel of the "
+                     "reference's call, the default) or kernel (the longest kernel against the reference's hot kernel, the "
+                     "paper's scope; stores made before operator scope replay only at this scope)")
+          ->check(CLI::IsMember({"operator", "kernel"}))
+          ->capture_default_str();
       sub.add_flag("--profile-every-kernel", o->profile_every_kernel,
-                   "GPU: replay every kernel of a profiled launch under ncu, auxiliary passes included (default: only a "
-                   "generated candidate's main kernel, the one D compares)");
+                   "GPU, --scope kernel: replay every kernel of a profiled launch under ncu, auxiliary passes included "
+                   "(default there: only a generated candidate's main kernel, the one D compares; operator scope always "
+                   "profiles every kernel)");
       sub.add_option("--import-profile", o->import_profile, "make replay-store entries from a `gpu profile` folder of one-axis sets");
       sub.add_option("--store", o->store, "with --import-profile: the store to write");
       sub.add_option("--check-deferred", o->check_deferred,

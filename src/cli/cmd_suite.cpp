@@ -44,7 +44,7 @@ struct SuiteOptions {
   int workers = 0, jobs = 0;
   std::vector<std::string> benches, starts, replay, known, checks_from;
   // Passed through to every worker's `vxsynth refine`.
-  std::string budget, retention, sim_check;
+  std::string budget, retention, sim_check, scope;
   int width = 0, pair_after = 0;
   bool profile_every_kernel = false;
   double pace = 0;
@@ -116,6 +116,7 @@ int run_refine_suite(SuiteOptions o) {
   if (!o.budget.empty()) ro.refine_args.insert(ro.refine_args.end(), {"--budget", o.budget});
   if (!o.retention.empty()) ro.refine_args.insert(ro.refine_args.end(), {"--retention", o.retention});
   if (!o.sim_check.empty()) ro.refine_args.insert(ro.refine_args.end(), {"--sim-check", o.sim_check});
+  if (!o.scope.empty()) ro.refine_args.insert(ro.refine_args.end(), {"--scope", o.scope});
   if (o.width > 0) ro.refine_args.insert(ro.refine_args.end(), {"--width", std::to_string(o.width)});
   if (o.pair_after > 0) ro.refine_args.insert(ro.refine_args.end(), {"--pair-after", std::to_string(o.pair_after)});
   if (o.seed > 0) ro.refine_args.insert(ro.refine_args.end(), {"--seed", std::to_string(o.seed)});
@@ -315,8 +316,14 @@ const CommandRegistrar reg(
       refine->add_option("--known", o->known,
                          "an earlier run's evaluation store (RUN/worker-N/evaluations, repeatable): every worker takes over "
                          "its evaluations with a passed source check instead of profiling those candidates again");
+      refine->add_option("--scope", o->scope,
+                         "what D is taken at: operator (every kernel of a candidate's launch against the reference's call; "
+                         "the default) or kernel (the longest kernel, the paper's; stores made before operator scope replay "
+                         "only at this scope)")
+          ->check(CLI::IsMember({"operator", "kernel"}));
       refine->add_flag("--profile-every-kernel", o->profile_every_kernel,
-                       "GPU: replay every kernel of a profiled launch, auxiliary passes included (default: each candidate's main kernel)");
+                       "GPU, --scope kernel: replay every kernel of a profiled launch, auxiliary passes included (default "
+                       "there: each candidate's main kernel; operator scope profiles every kernel)");
       refine->add_option("--seed", o->seed, "input seed of the checks (0 = fresh)");
       refine->add_option("--replay", o->replay, "answer from evaluation stores instead of the GPU (tests)");
       refine->add_option("--sim-check", o->sim_check, "replay: run | skip the candidate check");

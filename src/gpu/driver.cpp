@@ -234,6 +234,7 @@ ProfileOutcome profile_candidates(const ProfileRequest& request, const DriverOpt
   outcome.result = read_job_result(result_path.string());
   const auto table = signature::NcuTable::read_file(csv);
   outcome.mapping = map_profile(table, outcome.result.launches, signature::DeriveOptions{});
+  outcome.mapping.every_kernel = request.only_kernels.empty();
   // A profiled launch in which ncu saw no kernel answered without the GPU (a copy of an
   // earlier answer, a host computation): its check fails, whatever its output was.
   for (const auto& l : outcome.mapping.kernelless) {
@@ -262,7 +263,13 @@ ProfileOutcome profile_candidates(const ProfileRequest& request, const DriverOpt
     j["segment"] = segment;
     j["op"] = launches.front()->launch.op;
     j["candidate"] = launches.front()->launch.candidate;
-    j["note"] = "kernels[i] is the longest kernel of repeat i; the launch's other kernels are in other_kernels";
+    j["note"] = "kernels[i] is the longest kernel of repeat i; the launch's other kernels are in other_kernels; "
+                "operators[i] is every kernel of repeat i aggregated (operator scope)";
+    if (outcome.mapping.every_kernel) {
+      Json ops = Json::array();
+      for (const auto* l : launches) ops.push_back(l->op.to_json());
+      j["operators"] = ops;
+    }
     Json others = Json::array();
     for (const auto* l : launches) {
       for (std::size_t k = 1; k < l->kernels.size(); ++k) {
@@ -275,7 +282,8 @@ ProfileOutcome profile_candidates(const ProfileRequest& request, const DriverOpt
     write_json_file(path, j);
     outcome.signature_files[segment] = path;
   }
-  outcome.summary = summarize_profile(outcome.mapping, distance, request.workload_references);
+  outcome.summary = summarize_profile(outcome.mapping, distance, request.workload_references,
+                                      outcome.mapping.every_kernel ? request.scope : signature::Scope::kKernel);
   outcome.total_seconds = seconds_since(t0);
   Json sj = outcome.summary.to_json();
   sj["timing_seconds"] = {{"build_and_sandbox", outcome.build_seconds},

@@ -83,6 +83,8 @@ struct ProfileRequest {
   std::vector<std::string> only_kernels;
   // By op name: each candidate's D to the workload reference too (summarize_profile).
   WorkloadReferences workload_references;
+  // What the summary's metrics and D are of (a job with only_kernels is summarised at kernel scope).
+  signature::Scope scope = signature::Scope::kOperator;
 };
 
 struct ProfileOutcome {

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "common/error.h"
 
@@ -36,6 +37,11 @@ std::string fmt(double v, int precision = 4) {
   ss.precision(precision);
   ss << v;
   return ss.str();
+}
+
+// Right-aligned in `width` columns.
+std::string printf_pad(const std::string& text, std::size_t width) {
+  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
 }
 
 double median(std::vector<double> v) {
@@ -201,6 +207,7 @@ ProfileMapping map_profile(const signature::NcuTable& table, const std::vector<L
     throw WorkError(table.source() + ": no launch of the harness ran a kernel that ncu profiled");
   }
   for (auto& l : mapping.launches) {
+    l.op = signature::aggregate_operator(l.kernels, l.launch.segment, table.source());  // rows are in launch order
     std::stable_sort(l.kernels.begin(), l.kernels.end(), [](const auto& a, const auto& b) {
       return a.duration_ns.value_or(0) > b.duration_ns.value_or(0);
     });
@@ -208,9 +215,53 @@ ProfileMapping map_profile(const signature::NcuTable& table, const std::vector<L
   return mapping;
 }
 
+WorkloadReference WorkloadReference::read(const std::string& file) {
+  WorkloadReference r;
+  r.file = file;
+  r.kernel = signature::read_signatures(file).at(0).values;
+  const Json j = read_json_file(file);
+  if (j.contains("operator") && j["operator"].is_object())
+    r.op = signature::OperatorSignature::from_json(j["operator"], file, "operator");
+  return r;
+}
+
+namespace {
+
+std::optional<double> ratio(std::optional<double> a, std::optional<double> b) {
+  if (!a || !b || *b <= 0) return std::nullopt;
+  return *a / *b;
+}
+
+// Means over a segment's launches of the operator's time and DRAM bytes.
+std::pair<double, std::optional<double>> operator_totals(const std::vector<const ProfiledLaunch*>& launches) {
+  double ns = 0, bytes = 0;
+  bool all_bytes = true;
+  for (const auto* l : launches) {
+    ns += l->op.duration_ns;
+    if (l->op.dram_bytes) bytes += *l->op.dram_bytes;
+    else all_bytes = false;
+  }
+  const double n = static_cast<double>(launches.size());
+  return {ns / n, all_bytes ? std::optional<double>(bytes / n) : std::nullopt};
+}
+
+}  // namespace
+
 ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature::DistanceConfig& config,
-                                 const WorkloadReferences& workload) {
+                                 const WorkloadReferences& workload, signature::Scope scope) {
+  using signature::Scope;
+  if (scope == Scope::kOperator && !mapping.every_kernel)
+    throw WorkError("operator scope needs every kernel of each launch profiled, and this job profiled only some "
+                    "(ncu --kernel-name): summarise it at kernel scope");
+  if (scope == Scope::kOperator)
+    for (const auto& [op, w] : workload)
+      if (!w.op)
+        throw InputError(w.file, "operator",
+                         "missing: this workload reference names its hot kernel only; write it again with "
+                         "`python3 -m vxsynth.capture --finalize`, or compare at kernel scope");
+  const Scope other = scope == Scope::kOperator ? Scope::kKernel : Scope::kOperator;
   ProfileSummary summary;
+  summary.scope = scope;
   summary.mapping_method = mapping.method;
   summary.retention_margin = config.retention_margin;
   std::vector<std::string> order;
@@ -239,10 +290,11 @@ ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature:
     double duration = 0;
     for (const auto* l : launches) duration += l->primary().duration_ns.value_or(0);
     s.duration_ns_mean = duration / static_cast<double>(launches.size());
+    std::tie(s.operator_duration_ns_mean, s.operator_dram_bytes_mean) = operator_totals(launches);
     for (std::size_t m = 0; m < kMetricCount; ++m) {
       std::vector<double> v;
       for (const auto* l : launches) {
-        if (l->primary().values[m]) v.push_back(*l->primary().values[m]);
+        if (l->at(scope).values[m]) v.push_back(*l->at(scope).values[m]);
       }
       MetricSpread& sp = s.metrics[m];
       sp.n = static_cast<int>(v.size());
@@ -257,7 +309,7 @@ ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature:
     }
     for (std::size_t i = 0; i < launches.size(); ++i) {
       for (std::size_t j = i + 1; j < launches.size(); ++j) {
-        const auto d = signature::compute_distance(launches[i]->primary().values, launches[j]->primary().values, config).d;
+        const auto d = signature::compute_distance(launches[i]->at(scope).values, launches[j]->at(scope).values, config).d;
         if (d) {
           s.d_between_repeats.push_back(*d);
           summary.max_d_between_repeats = std::max(summary.max_d_between_repeats, *d);
@@ -273,8 +325,8 @@ ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature:
         double sum = 0;
         int n = 0;
         for (const auto* r : refs) {
-          if (r->primary().values[m]) {
-            sum += *r->primary().values[m];
+          if (r->at(scope).values[m]) {
+            sum += *r->at(scope).values[m];
             ++n;
           }
         }
@@ -282,19 +334,35 @@ ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature:
       }
       s.d_of_means = signature::compute_distance(cand_mean, ref_mean, config).d;
       for (std::size_t i = 0; i < launches.size(); ++i) {
-        const auto& ref = refs[std::min(i, refs.size() - 1)]->primary();
-        const auto d = signature::compute_distance(launches[i]->primary().values, ref.values, config).d;
+        const auto& ref = refs[std::min(i, refs.size() - 1)]->at(scope);
+        const auto d = signature::compute_distance(launches[i]->at(scope).values, ref.values, config).d;
         if (d) s.d_to_reference.push_back(*d);
       }
+      const auto [ref_ns, ref_bytes] = operator_totals(refs);
+      s.time_ratio = ratio(s.operator_duration_ns_mean, ref_ns);
+      s.dram_ratio = ratio(s.operator_dram_bytes_mean, ref_bytes);
       if (s.d_to_reference.size() > 1) {
         const auto [lo, hi] = std::minmax_element(s.d_to_reference.begin(), s.d_to_reference.end());
         summary.max_d_spread = std::max(summary.max_d_spread, *hi - *lo);
       }
     }
     if (const auto w = workload.find(s.op); w != workload.end() && s.candidate != kReferenceName) {
-      s.workload_reference = w->second.first;
+      const WorkloadReference& ref = w->second;
+      s.workload_reference = ref.file;
+      auto values_at = [&](Scope sc) -> std::optional<signature::MetricValues> {
+        if (sc == Scope::kKernel) return ref.kernel;
+        if (ref.op) return ref.op->signature.values;
+        return std::nullopt;
+      };
       for (const auto* l : launches) {
-        if (const auto d = signature::compute_distance(l->primary().values, w->second.second, config).d) s.d_to_workload.push_back(*d);
+        if (const auto d = signature::compute_distance(l->at(scope).values, *values_at(scope), config).d) s.d_to_workload.push_back(*d);
+        if (!mapping.every_kernel && other == Scope::kOperator) continue;
+        if (const auto v = values_at(other))
+          if (const auto d = signature::compute_distance(l->at(other).values, *v, config).d) s.d_to_workload_other_scope.push_back(*d);
+      }
+      if (ref.op) {
+        s.workload_time_ratio = ratio(s.operator_duration_ns_mean, ref.op->duration_ns);
+        s.workload_dram_ratio = ratio(s.operator_dram_bytes_mean, ref.op->dram_bytes);
       }
     }
     summary.segments.push_back(std::move(s));
@@ -305,6 +373,7 @@ ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature:
 Json ProfileSummary::to_json() const {
   Json j;
   j["schema"] = schema_id("gpu-profile-summary", 1);
+  j["scope"] = signature::scope_key(scope);
   j["mapping"] = mapping_method;
   j["retention_margin"] = retention_margin;
   j["noise"] = {{"max_d_between_repeats", max_d_between_repeats},
@@ -313,7 +382,12 @@ Json ProfileSummary::to_json() const {
   j["segments"] = Json::array();
   for (const auto& s : segments) {
     Json sj{{"segment", s.segment}, {"op", s.op}, {"candidate", s.candidate}, {"primary_kernel", s.primary_kernel},
-            {"other_kernels", s.other_kernels}, {"repeats", s.repeats}, {"duration_ns_mean", s.duration_ns_mean}};
+            {"other_kernels", s.other_kernels}, {"repeats", s.repeats}, {"duration_ns_mean", s.duration_ns_mean},
+            {"operator_duration_ns_mean", s.operator_duration_ns_mean}};
+    auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+    sj["operator_dram_bytes_mean"] = opt(s.operator_dram_bytes_mean);
+    sj["time_ratio"] = opt(s.time_ratio);
+    sj["dram_ratio"] = opt(s.dram_ratio);
     Json metrics = Json::object();
     for (std::size_t m = 0; m < kMetricCount; ++m) {
       const auto& sp = s.metrics[m];
@@ -332,6 +406,12 @@ Json ProfileSummary::to_json() const {
     if (!s.workload_reference.empty()) {
       sj["workload_reference"] = s.workload_reference;
       sj["d_to_workload"] = s.d_to_workload;
+      sj[std::string("d_to_workload_") + std::string(signature::scope_key(scope == signature::Scope::kOperator
+                                                                               ? signature::Scope::kKernel
+                                                                               : signature::Scope::kOperator))] =
+          s.d_to_workload_other_scope;
+      sj["workload_time_ratio"] = opt(s.workload_time_ratio);
+      sj["workload_dram_ratio"] = opt(s.workload_dram_ratio);
     }
     j["segments"].push_back(sj);
   }
@@ -342,27 +422,41 @@ std::string ProfileSummary::text() const {
   std::ostringstream out;
   const bool any_workload =
       std::any_of(segments.begin(), segments.end(), [](const auto& s) { return !s.d_to_workload.empty(); });
-  out << "segment                                   kernel (primary)                                   dur us   D(ref)  D spread  D(means)"
-      << (any_workload ? "  D(suite) [min, max]" : "") << "\n";
+  const bool op_scope = scope == signature::Scope::kOperator;
+  auto ratio_text = [](const std::optional<double>& r) { return r ? fmt(*r, 2) + "x" : std::string("   -"); };
+  auto mean_of = [](const std::vector<double>& v) {
+    double m = 0;
+    for (double d : v) m += d;
+    return v.empty() ? 0.0 : m / static_cast<double>(v.size());
+  };
+  out << "scope: " << signature::scope_key(scope)
+      << (op_scope ? " (every kernel of a launch; op us is their summed time, time and bytes are over the vendor's)"
+                   : " (each launch's longest kernel)")
+      << "\n";
+  out << "segment                                   kernel (longest)                                  kern us    op us   D(ref)  D spread  D(means)  time  bytes"
+      << (any_workload ? "  D(suite) [min, max]" : "") << (any_workload && op_scope ? "  kernel D(suite)" : "") << "\n";
   for (const auto& s : segments) {
     std::string seg = s.segment.substr(0, 40);
     seg.resize(42, ' ');
     std::string kern = s.primary_kernel.substr(0, 48);
     kern.resize(50, ' ');
-    out << seg << kern << " " << fmt(s.duration_ns_mean / 1000.0, 1);
+    out << seg << kern << " " << printf_pad(fmt(s.duration_ns_mean / 1000.0, 1), 7) << " "
+        << printf_pad(fmt(s.operator_duration_ns_mean / 1000.0, 1), 8);
     if (!s.d_to_reference.empty()) {
       const auto [lo, hi] = std::minmax_element(s.d_to_reference.begin(), s.d_to_reference.end());
-      out << "  " << fmt(median(s.d_to_reference)) << "  " << fmt(*hi - *lo);
-      if (s.d_of_means) out << "    " << fmt(*s.d_of_means);
-    } else if (any_workload) {
-      out << "       -         -           -";
+      out << "  " << fmt(median(s.d_to_reference)) << "  " << fmt(*hi - *lo) << "    "
+          << (s.d_of_means ? fmt(*s.d_of_means) : std::string("     -"));
+    } else {
+      out << "       -         -         -";
     }
+    // Against the workload's operator when there is one, else the in-job vendor operator.
+    const bool wl = s.workload_time_ratio.has_value();
+    out << "  " << ratio_text(wl ? s.workload_time_ratio : s.time_ratio) << "  "
+        << ratio_text(wl ? s.workload_dram_ratio : s.dram_ratio);
     if (!s.d_to_workload.empty()) {
-      double mean = 0;
-      for (double d : s.d_to_workload) mean += d;
-      mean /= static_cast<double>(s.d_to_workload.size());
       const auto [lo, hi] = std::minmax_element(s.d_to_workload.begin(), s.d_to_workload.end());
-      out << "  " << fmt(mean) << " [" << fmt(*lo) << ", " << fmt(*hi) << "]";
+      out << "  " << fmt(mean_of(s.d_to_workload)) << " [" << fmt(*lo) << ", " << fmt(*hi) << "]";
+      if (op_scope && !s.d_to_workload_other_scope.empty()) out << "  " << fmt(mean_of(s.d_to_workload_other_scope));
     }
     out << "\n";
   }
@@ -375,9 +469,12 @@ std::string ProfileSummary::text() const {
   }
   if (any_workload) {
     out << "D(suite): the mean over repeats of D to the workload reference the op names (SUITE/<op>/reference.json), as the "
-           "suite table's final D\n";
+           "suite table's final D"
+        << (op_scope ? "; kernel D(suite): the same between longest kernels (the paper's scope)" : "") << "\n";
   }
-  out << "noise: largest D between repeats of one kernel " << fmt(max_d_between_repeats, 5)
+  out << "time, bytes: the operator's summed kernel time and DRAM bytes over the workload reference's operator (or, "
+         "without one, over this job's vendor operator)\n";
+  out << "noise: largest D between repeats of one " << (op_scope ? "operator " : "kernel ") << fmt(max_d_between_repeats, 5)
       << ", largest spread of D to the reference " << fmt(max_d_spread, 5) << " (retention margin "
       << fmt(retention_margin, 3) << ")\n";
   return out.str();

@@ -12,16 +12,22 @@
 #include "signature/derive.h"
 #include "signature/distance.h"
 #include "signature/ncu_csv.h"
+#include "signature/operator_scope.h"
 #include "signature/signature.h"
 
 namespace vxsynth::gpu {
 
 // Every kernel ncu profiled for one launch group, longest first: kernels[0] is the one whose
-// signature stands for the group (the GEMM/conv, not cuDNN's layout transforms).
+// signature stands for the group at kernel scope (the paper's); `op` is all of them aggregated in
+// launch order (operator scope: signature/operator_scope.h).
 struct ProfiledLaunch {
   LaunchRecord launch;
   std::vector<signature::KernelSignature> kernels;
+  signature::OperatorSignature op;
   const signature::KernelSignature& primary() const { return kernels.front(); }
+  const signature::KernelSignature& at(signature::Scope scope) const {
+    return scope == signature::Scope::kOperator ? op.signature : primary();
+  }
 };
 
 struct ProfileMapping {
@@ -30,6 +36,9 @@ struct ProfileMapping {
   // (a cached copy, a host computation). Left out of `launches`; the driver fails their checks.
   std::vector<LaunchRecord> kernelless;
   std::string method;  // "stream id" or "stream order"
+  // False when ncu profiled only some kernels of each launch (ncu_command's only_kernels): the
+  // launches' operators are then incomplete and operator scope is refused.
+  bool every_kernel = true;
 };
 
 // Assigns each CSV row to the launch whose stream it ran on (by cudaStreamGetId, falling back
@@ -54,7 +63,16 @@ struct SegmentSummary {
   std::vector<double> d_to_reference;  // per repeat (empty for the reference itself or without one)
   std::optional<double> d_of_means;    // D between the candidate's and the reference's mean metrics
   std::vector<double> d_between_repeats;  // D for every pair of repeats of this segment
-  double duration_ns_mean = 0;
+  double duration_ns_mean = 0;  // of the primary kernel
+  // Whole operator (every kernel of a launch), means over the repeats.
+  double operator_duration_ns_mean = 0;
+  std::optional<double> operator_dram_bytes_mean;
+  // Operator over the in-job vendor operator's (and over the workload reference's, when it has
+  // an operator): time and DRAM bytes.
+  std::optional<double> time_ratio, dram_ratio, workload_time_ratio, workload_dram_ratio;
+  // D at the other scope than the summary's (kernel D when the summary is at operator scope),
+  // to the workload reference: the paper's hot-kernel D beside the operator D.
+  std::vector<double> d_to_workload_other_scope;
   // D of each repeat to the workload reference of the segment's op (summarize_profile's
   // `workload`): the suite's D, which can differ from D to the vendor operator profiled in
   // isolation in this job.
@@ -63,6 +81,7 @@ struct SegmentSummary {
 };
 
 struct ProfileSummary {
+  signature::Scope scope = signature::Scope::kOperator;  // what the metrics and D are of
   std::string mapping_method;
   std::vector<SegmentSummary> segments;
   double retention_margin = 0.005;
@@ -74,12 +93,23 @@ struct ProfileSummary {
   std::string text() const;
 };
 
-// Workload references by op name (e.g. a suite benchmark's folder): the file and its signature.
-using WorkloadReferences = std::map<std::string, std::pair<std::string, signature::MetricValues>>;
+// A workload reference (a suite benchmark's reference.json): its hot kernel's signature and, when
+// captured with it, its operator's.
+struct WorkloadReference {
+  std::string file;
+  signature::MetricValues kernel{};
+  std::optional<signature::OperatorSignature> op;
+  static WorkloadReference read(const std::string& file);
+};
+// By op name (e.g. a suite benchmark's folder).
+using WorkloadReferences = std::map<std::string, WorkloadReference>;
 
-// Every candidate segment whose op has a workload reference also gets d_to_workload.
+// Every candidate segment whose op has a workload reference also gets d_to_workload. At operator
+// scope, WorkError when the mapping's operators are incomplete, and InputError naming a workload
+// reference without an operator.
 ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature::DistanceConfig& config,
-                                 const WorkloadReferences& workload = {});
+                                 const WorkloadReferences& workload = {},
+                                 signature::Scope scope = signature::Scope::kOperator);
 
 // The ncu command line (argv) that profiles `harness job.json` with the project's metrics.
 // only_kernels: when not empty, ncu replays only kernels with one of these function names

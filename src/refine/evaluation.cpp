@@ -120,13 +120,21 @@ void merge_confirmation(Evaluation& screen, const Evaluation& confirm) {
     screen.source_check.message = "confirmation profiles: " + screen.source_check.message;
   }
   screen.profiles.insert(screen.profiles.end(), confirm.profiles.begin(), confirm.profiles.end());
+  screen.operator_profiles.insert(screen.operator_profiles.end(), confirm.operator_profiles.begin(),
+                                  confirm.operator_profiles.end());
+  screen.operator_duration_ns.insert(screen.operator_duration_ns.end(), confirm.operator_duration_ns.begin(),
+                                     confirm.operator_duration_ns.end());
+  screen.operator_dram_bytes.insert(screen.operator_dram_bytes.end(), confirm.operator_dram_bytes.begin(),
+                                    confirm.operator_dram_bytes.end());
   screen.device_seconds += confirm.device_seconds;
   screen.build_seconds += confirm.build_seconds;
   screen.set_mean();
 }
 
-void Evaluation::set_mean() {
-  mean = {};
+namespace {
+
+signature::MetricValues mean_of(const std::vector<signature::MetricValues>& profiles) {
+  signature::MetricValues mean{};
   for (std::size_t i = 0; i < signature::kMetricCount; ++i) {
     double sum = 0;
     int n = 0;
@@ -139,6 +147,31 @@ void Evaluation::set_mean() {
     // A metric counts only when every repeat measured it.
     if (n > 0 && n == static_cast<int>(profiles.size())) mean[i] = sum / n;
   }
+  return mean;
+}
+
+}  // namespace
+
+void Evaluation::set_mean() {
+  mean = mean_of(profiles);
+  operator_mean = mean_of(operator_profiles);
+}
+
+std::optional<double> Evaluation::operator_duration_mean() const {
+  if (operator_duration_ns.empty()) return std::nullopt;
+  double sum = 0;
+  for (double v : operator_duration_ns) sum += v;
+  return sum / static_cast<double>(operator_duration_ns.size());
+}
+
+std::optional<double> Evaluation::operator_dram_bytes_mean() const {
+  if (operator_dram_bytes.empty()) return std::nullopt;
+  double sum = 0;
+  for (const auto& v : operator_dram_bytes) {
+    if (!v) return std::nullopt;
+    sum += *v;
+  }
+  return sum / static_cast<double>(operator_dram_bytes.size());
 }
 
 Json Evaluation::to_json() const {
@@ -150,6 +183,14 @@ Json Evaluation::to_json() const {
   Json p = Json::array();
   for (const auto& v : profiles) p.push_back(values_to_json(v));
   j["profiles"] = p;
+  if (!operator_profiles.empty()) {
+    Json op = Json::array(), bytes = Json::array();
+    for (const auto& v : operator_profiles) op.push_back(values_to_json(v));
+    for (const auto& b : operator_dram_bytes) bytes.push_back(b ? Json(*b) : Json(nullptr));
+    j["operator_profiles"] = op;
+    j["operator_duration_ns"] = operator_duration_ns;
+    j["operator_dram_bytes"] = bytes;
+  }
   j["launch_block_size"] = launch_block_size;
   j["device_seconds"] = device_seconds;
   if (build_seconds > 0) j["build_seconds"] = build_seconds;  // absent in stores made before it was split out
@@ -168,7 +209,8 @@ Evaluation Evaluation::from_json(const Json& j, const std::string& file) {
     static const char* known[] = {"schema",          "key",             "design_name", "origin",
                                   "source_check",    "profiles",        "launch_block_size", "device_seconds",
                                   "build_seconds",   "candidate_check", "sim_seconds",     "cuda_sha256", "vortex_sha256",
-                                  "generator",       "platform"};
+                                  "generator",       "platform",        "operator_profiles", "operator_duration_ns",
+                                  "operator_dram_bytes"};
     bool ok = false;
     for (const char* n : known) ok |= k == n;
     if (!ok) throw InputError(file, k, "unknown field");
@@ -182,6 +224,21 @@ Evaluation Evaluation::from_json(const Json& j, const std::string& file) {
   if (!j.contains("profiles") || !j.at("profiles").is_array()) throw InputError(file, "profiles", "expected an array");
   for (std::size_t i = 0; i < j.at("profiles").size(); ++i) {
     e.profiles.push_back(values_from_json(j.at("profiles")[i], file, "profiles[" + std::to_string(i) + "]"));
+  }
+  if (j.contains("operator_profiles")) {
+    const Json& op = j.at("operator_profiles");
+    const Json ns = get_field<Json>(j, "operator_duration_ns", file), bytes = get_field<Json>(j, "operator_dram_bytes", file);
+    if (!op.is_array() || !ns.is_array() || !bytes.is_array() || ns.size() != op.size() || bytes.size() != op.size())
+      throw InputError(file, "operator_profiles",
+                       "expected arrays operator_profiles, operator_duration_ns and operator_dram_bytes of one entry per repeat");
+    for (std::size_t i = 0; i < op.size(); ++i) {
+      e.operator_profiles.push_back(values_from_json(op[i], file, "operator_profiles[" + std::to_string(i) + "]"));
+      if (!ns[i].is_number()) throw InputError(file, "operator_duration_ns[" + std::to_string(i) + "]", "expected a number");
+      e.operator_duration_ns.push_back(ns[i].get<double>());
+      if (!bytes[i].is_null() && !bytes[i].is_number())
+        throw InputError(file, "operator_dram_bytes[" + std::to_string(i) + "]", "expected a number or null");
+      e.operator_dram_bytes.push_back(bytes[i].is_null() ? std::nullopt : std::optional<double>(bytes[i].get<double>()));
+    }
   }
   e.set_mean();
   e.launch_block_size = static_cast<int>(number_or(j, "launch_block_size", 0));

@@ -20,6 +20,7 @@
 #include "common/json_io.h"
 #include "design/design_point.h"
 #include "signature/metrics.h"
+#include "signature/operator_scope.h"
 #include "signature/platform.h"
 
 namespace vxsynth::refine {
@@ -77,11 +78,29 @@ struct Evaluation {
   std::string origin;                             // where the numbers were measured
   signature::Platform platform;                   // the GPU they were measured on (unknown for none)
 
+  // Operator scope: every kernel of each profiled launch aggregated, one entry per repeat, with
+  // the operator's summed time and DRAM bytes. Empty in evaluations made before operator scope
+  // (`profiles` is then all there is: the longest kernel's).
+  std::vector<signature::MetricValues> operator_profiles;
+  std::vector<double> operator_duration_ns;
+  std::vector<std::optional<double>> operator_dram_bytes;
+  signature::MetricValues operator_mean{};
+
   // Whether this evaluation measured candidate c's CUDA source (by digest, when both are known).
   bool measured(const Candidate& c) const { return cuda_sha256.empty() || c.cuda_sha256.empty() || cuda_sha256 == c.cuda_sha256; }
 
   bool profiled() const { return !profiles.empty(); }
-  void set_mean();  // mean from profiles
+  bool profiled_at(signature::Scope s) const {
+    return s == signature::Scope::kOperator ? !operator_profiles.empty() && operator_profiles.size() == profiles.size()
+                                            : profiled();
+  }
+  const signature::MetricValues& mean_at(signature::Scope s) const {
+    return s == signature::Scope::kOperator ? operator_mean : mean;
+  }
+  // Means over the repeats of the operator's time and DRAM bytes (nullopt without them).
+  std::optional<double> operator_duration_mean() const;
+  std::optional<double> operator_dram_bytes_mean() const;
+  void set_mean();  // both means from their profiles
   Json to_json() const;
   static Evaluation from_json(const Json& j, const std::string& file);
 };

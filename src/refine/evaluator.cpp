@@ -6,12 +6,18 @@
 
 namespace vxsynth::refine {
 
-CachingEvaluator::CachingEvaluator(std::unique_ptr<Evaluator> inner, EvaluationStore store)
-    : inner_(std::move(inner)), store_(std::move(store)) {}
+CachingEvaluator::CachingEvaluator(std::unique_ptr<Evaluator> inner, EvaluationStore store, signature::Scope scope)
+    : inner_(std::move(inner)), store_(std::move(store)), scope_(scope) {}
+
+bool CachingEvaluator::answers(const Evaluation& e, const Candidate& c) const {
+  if (!inner_->measures_sources()) return true;  // a replay answers with what it holds
+  // A failed check needs no profile; a passed one needs profiles at this run's scope.
+  return e.measured(c) && (!e.source_check.passed() || e.profiled_at(scope_));
+}
 
 bool CachingEvaluator::available(const Candidate& c) const {
   const auto e = store_.get(c.key);
-  return (e && (e->measured(c) || !inner_->measures_sources())) || inner_->available(c);
+  return (e && answers(*e, c)) || inner_->available(c);
 }
 
 std::vector<Evaluation> CachingEvaluator::evaluate(const std::vector<Candidate>& batch) {
@@ -21,14 +27,14 @@ std::vector<Evaluation> CachingEvaluator::evaluate(const std::vector<Candidate>&
   std::map<std::string, std::size_t> first;  // one evaluation per key, even if two chains ask
   for (std::size_t i = 0; i < batch.size(); ++i) {
     auto e = store_.get(batch[i].key);
-    if (e && (e->measured(batch[i]) || !inner_->measures_sources())) {
+    if (e && answers(*e, batch[i])) {
       out[i] = *e;
       ++reused_;
       continue;
     }
     if (e) {
-      // Another source under the same design (another generator's text): measured again, the
-      // old evaluation kept aside.
+      // Another source under the same design (another generator's text), or profiles of another
+      // scope: measured again, the old evaluation kept aside.
       store_.supersede(batch[i].key);
       ++superseded_;
     }

@@ -32,11 +32,13 @@ class Evaluator {
 // The run's own store in front of another evaluator: a key already evaluated in this run
 // (before a kill, or in an earlier round) is answered from OUT/evaluations and never sent to
 // the device again; every new evaluation is stored as soon as the inner evaluator returns it.
-// A stored evaluation of another CUDA source of the same design (another generator's text) is
-// moved to superseded/ and measured again, when the inner evaluator measures sources.
+// A stored evaluation of another CUDA source of the same design (another generator's text), or
+// one whose profiles lack the scope the run compares at (made before operator scope), is moved to
+// superseded/ and measured again, when the inner evaluator measures sources.
 class CachingEvaluator : public Evaluator {
  public:
-  CachingEvaluator(std::unique_ptr<Evaluator> inner, EvaluationStore store);
+  CachingEvaluator(std::unique_ptr<Evaluator> inner, EvaluationStore store,
+                   signature::Scope scope = signature::Scope::kKernel);
   std::string name() const override { return inner_->name(); }
   bool measures_sources() const override { return inner_->measures_sources(); }
   bool available(const Candidate& c) const override;
@@ -48,8 +50,11 @@ class CachingEvaluator : public Evaluator {
   const EvaluationStore& store() const { return store_; }
 
  private:
+  // Whether `e` answers for `c` in this run: the same source, profiled at the run's scope.
+  bool answers(const Evaluation& e, const Candidate& c) const;
   std::unique_ptr<Evaluator> inner_;
   EvaluationStore store_;
+  signature::Scope scope_;
   int reused_ = 0, evaluated_ = 0, superseded_ = 0;
 };
 

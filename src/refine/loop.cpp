@@ -80,11 +80,19 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
     s.reference_path = spec.reference;
     s.name = spec.name.empty() ? fs::absolute(spec.reference).parent_path().filename().string() : spec.name;
     if (names[s.name]++ > 0) throw InputError("--reference", spec.reference, "two chains named " + s.name);
-    const auto sigs = signature::read_signatures(spec.reference);
+    using signature::Scope;
+    const Scope other = options.scope == Scope::kOperator ? Scope::kKernel : Scope::kOperator;
+    const auto sigs = signature::read_signatures_at(spec.reference, options.scope);
     if (sigs.empty()) throw InputError(spec.reference, "signature", "no signature");
     s.reference = sigs.front().values;
     s.reference_platform = reference_platform(spec.reference);
     const Json ref = read_json_file(spec.reference);
+    if (other == Scope::kKernel || ref.contains("operator")) s.reference_other = signature::read_signatures_at(spec.reference, other).front().values;
+    if (ref.contains("operator")) {
+      const auto op = signature::OperatorSignature::from_json(ref["operator"], spec.reference, "operator");
+      s.reference_duration_ns = op.duration_ns;
+      s.reference_dram_bytes = op.dram_bytes;
+    }
     for (const char* k : {"workload", "kernel", "op", "launch", "fixed_properties"}) {
       if (ref.contains(k)) s.reference_context[k] = ref[k];
     }
@@ -93,7 +101,8 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
     chains.push_back(std::move(c));
   }
   fs::create_directories(options.out_dir);
-  CachingEvaluator evaluator(std::move(inner), EvaluationStore((fs::path(options.out_dir) / "evaluations").string(), true));
+  CachingEvaluator evaluator(std::move(inner), EvaluationStore((fs::path(options.out_dir) / "evaluations").string(), true),
+                             options.scope);
   for (const auto& dir : options.known) {
     const int n = import_evaluations(EvaluationStore(dir), evaluator.store());
     if (progress) *progress << "known: " << n << " evaluation(s) with a passed source check taken from " << dir << "\n";
@@ -133,15 +142,23 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
     r.vortex_sha256 = p.candidate.vortex_sha256;
     r.generator = e.generator;
     r.source_check = e.source_check;
-    r.signature = e.mean;
+    const signature::Scope scope = options.scope;
+    r.scope = scope;
+    r.signature = e.mean_at(scope);
     r.profiles = static_cast<int>(e.profiles.size());
     r.device_seconds = e.device_seconds;
-    if (e.profiled()) {
+    if (e.profiled_at(scope)) {
       require_same_gpu(e.platform, "r" + std::to_string(p.revision) + " of chain " + s.name + " (" + e.origin + ")",
                        s.reference_platform, s.reference_path);
-      const auto report = signature::compute_distance(e.mean, s.reference, options.distance);
+      const auto report = signature::compute_distance(e.mean_at(scope), s.reference, options.distance);
       r.distances = report.per_metric;
       r.d = report.d;
+      const signature::Scope other = scope == signature::Scope::kOperator ? signature::Scope::kKernel : signature::Scope::kOperator;
+      if (s.reference_other && e.profiled_at(other))
+        r.other_d = signature::compute_distance(e.mean_at(other), *s.reference_other, options.distance).d;
+      const auto ns = e.operator_duration_mean(), bytes = e.operator_dram_bytes_mean();
+      if (ns && s.reference_duration_ns && *s.reference_duration_ns > 0) r.time_ratio = *ns / *s.reference_duration_ns;
+      if (bytes && s.reference_dram_bytes && *s.reference_dram_bytes > 0) r.dram_ratio = *bytes / *s.reference_dram_bytes;
     }
     if (p.revision > 0) {
       r.parent_d = s.current_d;
@@ -151,6 +168,10 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
     if (!e.source_check.passed()) {
       r.decision = "rejected";
       r.reason = "source-output check " + e.source_check.status + (e.source_check.message.empty() ? "" : ": " + e.source_check.message);
+    } else if (e.profiled() && !e.profiled_at(scope)) {
+      r.decision = "rejected";
+      r.reason = "measured on its longest kernel only (an evaluation made before operator scope, or by a job that "
+                 "profiled some kernels): replay it at kernel scope (--scope kernel), or profile it again";
     } else if (!e.profiled() || !r.d) {
       r.decision = "rejected";
       r.reason = "no profile with a metric measured on both sides";
@@ -294,11 +315,11 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
       for (Pending* p : which) {
         const Evaluation& e = p->evaluation;
         const int have = static_cast<int>(e.profiles.size());
-        if (!e.source_check.passed() || have == 0 || have >= rule.repeats) continue;
+        if (!e.source_check.passed() || have == 0 || have >= rule.repeats || !e.profiled_at(options.scope)) continue;
         const ChainState& s = p->chain->state;
         require_same_gpu(e.platform, "r" + std::to_string(p->revision) + " of chain " + s.name + " (" + e.origin + ")",
                          s.reference_platform, s.reference_path);
-        const auto d = signature::compute_distance(e.mean, s.reference, options.distance).d;
+        const auto d = signature::compute_distance(e.mean_at(options.scope), s.reference, options.distance).d;
         if (!d || (p->revision > 0 && !rule.worth_confirming(s.current_d, *d))) continue;
         near.emplace_back(*d, p);
       }

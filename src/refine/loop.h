@@ -13,6 +13,7 @@
 #include "refine/retention.h"
 #include "refine/strategy.h"
 #include "signature/distance.h"
+#include "signature/operator_scope.h"
 
 namespace vxsynth::refine {
 
@@ -35,6 +36,9 @@ struct LoopOptions {
   int width = 4;  // proposals per chain per round
   RetentionRule retention;
   signature::DistanceConfig distance;
+  // What D is taken at: every kernel of the candidate's launch against the reference operator
+  // (the default), or the longest kernel against the reference's hot kernel (the paper's).
+  signature::Scope scope = signature::Scope::kOperator;
   // Evaluation stores of earlier runs (RUN/evaluations): their passed evaluations are copied
   // into this run's store first, so the loop profiles none of those candidates again.
   std::vector<std::string> known;

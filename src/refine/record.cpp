@@ -94,6 +94,10 @@ Json RevisionRecord::to_json() const {
   j["d"] = opt(d);
   j["parent_d"] = opt(parent_d);
   j["delta_d"] = opt(delta_d);
+  j["scope"] = signature::scope_key(scope);
+  j[scope == signature::Scope::kOperator ? "kernel_d" : "operator_d"] = opt(other_d);
+  j["time_ratio"] = opt(time_ratio);
+  j["dram_ratio"] = opt(dram_ratio);
   j["retention"] = retention.to_json();
   j["decision"] = decision;
   j["reason"] = reason;

@@ -21,6 +21,7 @@
 #include "refine/evaluation.h"
 #include "refine/retention.h"
 #include "signature/metrics.h"
+#include "signature/operator_scope.h"
 
 namespace vxsynth::refine {
 
@@ -44,6 +45,11 @@ struct RevisionRecord {
   int profiles = 0;
   std::array<std::optional<double>, signature::kMetricCount> distances{};
   std::optional<double> d, parent_d, delta_d;
+  // What `d` is taken at, and D at the other scope beside it (the paper's hot-kernel D beside
+  // the operator D); the operator's summed time and DRAM bytes over the reference operator's.
+  signature::Scope scope = signature::Scope::kKernel;
+  std::optional<double> other_d;
+  std::optional<double> time_ratio, dram_ratio;
   RetentionRule retention;
   std::string decision;  // "start", "retained", "reverted", "rejected"
   std::string reason;

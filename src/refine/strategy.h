@@ -26,7 +26,11 @@ struct ChainState {
   std::string name;
   std::string reference_path;
   Json reference_context;              // op, kernel, launch, fixed properties of reference.json
-  signature::MetricValues reference{};  // the workload reference's signature
+  signature::MetricValues reference{};  // the workload reference's signature, at the run's scope
+  // At the other scope (nullopt: the reference has none), and the reference operator's time and
+  // DRAM bytes (nullopt: captured before operator scope).
+  std::optional<signature::MetricValues> reference_other;
+  std::optional<double> reference_duration_ns, reference_dram_bytes;
   signature::Platform reference_platform;  // the GPU it was captured on (unknown: no platform block)
   design::DesignPoint current;         // the retained design
   int current_revision = 0;

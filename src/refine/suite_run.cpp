@@ -483,7 +483,8 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
     // benchmark's D, recomputed from the record's signature.
     if (chain_name != b.name) {
       const std::string records = (chain_dir / "revisions.jsonl").string();
-      const auto ref = signature::read_signatures(b.reference).at(0);
+      const auto ref =
+          signature::read_signatures_at(b.reference, signature::scope_from_key(rec.value("scope", "kernel"), records, "scope")).at(0);
       const auto d = signature::compute_distance(metric_values(rec["signature"], records, "signature"), ref.values,
                                                  signature::DistanceConfig{})
                          .d;
@@ -590,13 +591,25 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
              {"retention", rec["retention"]},
              // The generator of the profiled CUDA source (absent: the unversioned one).
              {"generator", rec.contains("generator") ? rec["generator"] : Json(nullptr)},
+             // What the signature and D are of: every kernel of the proxy's launch against the
+             // reference's call (operator), or the longest kernel (kernel: locks made before it).
+             {"scope", rec.value("scope", "kernel")},
              {"nearest_reference", b.nearest},
              {"nearest_reference_d", b.nearest_d},
              {"revisions", static_cast<int>(lines.size()) - 1},
              {"retained", retained},
              {"device_seconds", device_seconds}};
+    for (const char* k : {"kernel_d", "time_ratio", "dram_ratio"})
+      if (rec.contains(k) && !rec[k].is_null()) sig[k] = rec[k];
     if (eval) {
-      sig["profile_values"] = eval->to_json()["profiles"];
+      const Json e = eval->to_json();
+      const bool op = rec.value("scope", "kernel") == "operator";
+      sig["profile_values"] = op ? e["operator_profiles"] : e["profiles"];
+      if (op) {
+        sig["kernel_profile_values"] = e["profiles"];
+        sig["operator_duration_ns"] = e["operator_duration_ns"];
+        sig["operator_dram_bytes"] = e["operator_dram_bytes"];
+      }
       sig["origin"] = eval->origin;
     }
     // Repeat profiles of the same CUDA proxy (scripts/suite-repeats-apply) stay valid across a
@@ -698,6 +711,10 @@ Json suite_status(const SuitePlan& plan) {
         }
       }
       row["profiles"] = sig["profiles"];
+      // What the lock's D is of (kernel: a lock made before operator scope), and the whole
+      // operator's time and DRAM bytes over the reference call's where the lock measured them.
+      row["scope"] = sig.value("scope", "kernel");
+      for (const char* k : {"kernel_d", "time_ratio", "dram_ratio"}) row[k] = sig.contains(k) ? sig[k] : Json(nullptr);
       // The largest remaining metric distances.
       std::vector<std::pair<double, std::string>> dist;
       for (const auto& [k, v] : sig["distances"].items()) {

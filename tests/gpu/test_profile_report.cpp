@@ -197,8 +197,14 @@ TEST(MapProfile, RowsGoToTheLaunchOfTheirStream) {
   ASSERT_EQ(mapping.launches[1].kernels.size(), 2u);
   EXPECT_EQ(mapping.launches[1].primary().name, "xmma_fprop_kernel");  // the longest, not the first
   EXPECT_EQ(mapping.launches[1].kernels[1].name, "nchwToNhwcKernel");
+  // At operator scope the pairing is the same, between whole launches.
+  const auto by_operator = summarize_profile(mapping, signature::DistanceConfig{});
+  EXPECT_DOUBLE_EQ(by_operator.segments[0].d_to_reference[1],
+                   *signature::compute_distance(mapping.launches[2].op.signature.values, mapping.launches[3].op.signature.values,
+                                                signature::DistanceConfig{}).d);
+  EXPECT_DOUBLE_EQ(by_operator.segments[1].operator_duration_ns_mean, (800 + 9000 + 810 + 9100) / 2.0);
 
-  const auto summary = summarize_profile(mapping, signature::DistanceConfig{});
+  const auto summary = summarize_profile(mapping, signature::DistanceConfig{}, {}, signature::Scope::kKernel);
   ASSERT_EQ(summary.segments.size(), 2u);
   const auto& cand = summary.segments[0];
   EXPECT_EQ(cand.segment, "k@conv");
@@ -360,7 +366,8 @@ TEST(Summary, WorkloadReferenceGivesTheSuiteD) {
   const auto l2 = static_cast<std::size_t>(signature::MetricId::kL2HitRate);
   *workload[l2] += 7.0;
   const auto summary = summarize_profile(mapping, signature::DistanceConfig{},
-                                         {{"act-2-linear", {"suite/act-2-linear/reference.json", workload}}});
+                                         {{"act-2-linear", {"suite/act-2-linear/reference.json", workload, std::nullopt}}},
+                                         signature::Scope::kKernel);
   const auto& k = summary.segments[0];
   ASSERT_EQ(k.segment, "k@act-2-linear");
   EXPECT_EQ(k.workload_reference, "suite/act-2-linear/reference.json");
@@ -383,6 +390,70 @@ TEST(Summary, WorkloadReferenceGivesTheSuiteD) {
   std::snprintf(buf, sizeof buf, "%.4f", mean / 3);
   EXPECT_NE(text.find(buf), std::string::npos) << buf << "\n" << text;
   EXPECT_EQ(summary.to_json()["segments"][0]["d_to_workload"].size(), 3u);
+}
+
+// Operator scope: a candidate that pads first and a vendor call of two kernels are each summed
+// over their launch (time, bytes) and aggregated (metrics); D is taken between operators, the
+// longest kernels' D kept beside it, and the time and byte ratios are over the workload
+// reference's operator.
+TEST(Summary, OperatorScopeSumsEveryKernelOfALaunch) {
+  std::vector<FakeKernel> rows;
+  std::vector<std::pair<std::string, unsigned long long>> segs;
+  unsigned long long stream = 60;
+  for (int repeat = 0; repeat < 2; ++repeat) {
+    rows.push_back({"pad_a", stream, 300, 0.4});
+    rows.push_back({"gemm", stream, 1200, 1.0});
+    segs.emplace_back("k@act-4-linear", stream++);
+    rows.push_back({"gemm_vendor", stream, 1000, 1.1});
+    rows.push_back({"reduce", stream, 250, 0.7});
+    segs.emplace_back("reference@act-4-linear", stream++);
+  }
+  const auto table = signature::NcuTable::parse(fake_csv(rows), "fake.csv");
+  const auto mapping = map_profile(table, launches_for(segs), {});
+  ASSERT_EQ(mapping.launches.size(), 4u);
+  const ProfiledLaunch& cand = mapping.launches[0];
+  ASSERT_EQ(cand.kernels.size(), 2u);
+  EXPECT_EQ(cand.primary().name, "gemm");  // longest first
+  EXPECT_EQ(cand.op.kernels.front().name, "pad_a");  // launch order
+  EXPECT_DOUBLE_EQ(cand.op.duration_ns, 1500);
+  // The workload reference: the vendor launch's operator, 20 % longer and with other metrics.
+  WorkloadReference w;
+  w.file = "suite/act-4-linear/reference.json";
+  w.kernel = mapping.launches[1].primary().values;
+  w.op = mapping.launches[1].op;
+  w.op->duration_ns = 1250 * 1.2;
+  w.op->dram_bytes = *mapping.launches[1].op.dram_bytes * 2;
+  const auto l2 = static_cast<std::size_t>(signature::MetricId::kL2HitRate);
+  *w.op->signature.values[l2] += 5.0;
+  const auto summary = summarize_profile(mapping, signature::DistanceConfig{}, {{"act-4-linear", w}});
+  EXPECT_EQ(summary.scope, signature::Scope::kOperator);
+  const auto& k = summary.segments[0];
+  ASSERT_EQ(k.segment, "k@act-4-linear");
+  EXPECT_DOUBLE_EQ(k.operator_duration_ns_mean, 1500);
+  EXPECT_DOUBLE_EQ(k.duration_ns_mean, 1200);
+  const signature::DistanceConfig cfg;
+  ASSERT_EQ(k.d_to_reference.size(), 2u);
+  EXPECT_DOUBLE_EQ(k.d_to_reference[0], *signature::compute_distance(cand.op.signature.values, mapping.launches[1].op.signature.values, cfg).d);
+  ASSERT_EQ(k.d_to_workload.size(), 2u);
+  EXPECT_DOUBLE_EQ(k.d_to_workload[0], *signature::compute_distance(cand.op.signature.values, w.op->signature.values, cfg).d);
+  ASSERT_EQ(k.d_to_workload_other_scope.size(), 2u);
+  EXPECT_DOUBLE_EQ(k.d_to_workload_other_scope[0], *signature::compute_distance(cand.primary().values, w.kernel, cfg).d);
+  EXPECT_DOUBLE_EQ(k.time_ratio.value(), 1500.0 / 1250.0);
+  EXPECT_DOUBLE_EQ(k.workload_time_ratio.value(), 1500.0 / 1500.0);
+  EXPECT_DOUBLE_EQ(k.dram_ratio.value(), *cand.op.dram_bytes / *mapping.launches[1].op.dram_bytes);
+  EXPECT_DOUBLE_EQ(k.workload_dram_ratio.value(), *cand.op.dram_bytes / *w.op->dram_bytes);
+  const std::string text = summary.text();
+  EXPECT_NE(text.find("scope: operator"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.00x"), std::string::npos) << text;
+  // A workload reference without an operator cannot be compared at operator scope.
+  WorkloadReference old = w;
+  old.op.reset();
+  EXPECT_THROW(summarize_profile(mapping, cfg, {{"act-4-linear", old}}), InputError);
+  // Nor can a job that profiled only some kernels.
+  ProfileMapping some = mapping;
+  some.every_kernel = false;
+  EXPECT_THROW(summarize_profile(some, cfg, {}), WorkError);
+  EXPECT_NO_THROW(summarize_profile(some, cfg, {}, signature::Scope::kKernel));
 }
 
 }  // namespace

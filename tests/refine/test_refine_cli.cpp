@@ -63,7 +63,7 @@ std::vector<std::string> chain_args(const fs::path& out) {
     a.insert(a.end(), {"--reference", std::string("../suite/vx-robotics/h200/") + b + "/reference.json", "--start",
                        std::string("data/refine/") + b + "/parent-design.json"});
   }
-  a.insert(a.end(), {"--replay", "data/refine/store", "--replay", "data/refine/store-synthetic", "--retention", "single",
+  a.insert(a.end(), {"--scope", "kernel", "--replay", "data/refine/store", "--replay", "data/refine/store-synthetic", "--retention", "single",
                      "--sim-check", "skip", "--budget", "revisions=9", "--width", "3", "--pair-after", "2", "--out",
                      out.string()});
   return a;
@@ -215,7 +215,7 @@ TEST(RefineCli, AProfileOfAnotherGpuIsNotComparedWithTheReference) {
   Json j = read_json_file("../suite/vx-robotics/h200/act-1-linear/reference.json");
   j["platform"]["gpu"] = "NVIDIA H100 80GB HBM3";
   write_json_file(ref.string(), j);
-  const CliRun r = vxsynth({"refine", "--reference", ref.string(), "--start", "data/refine/act-1-linear/parent-design.json", "--replay",
+  const CliRun r = vxsynth({"refine", "--reference", ref.string(), "--start", "data/refine/act-1-linear/parent-design.json", "--scope", "kernel", "--replay",
                             "data/refine/store", "--sim-check", "skip", "--budget", "revisions=2", "--out", out.string()});
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("r0 of chain act-1-linear"), std::string::npos) << r.output;
@@ -233,7 +233,7 @@ TEST(RefineCli, AProfileOfAnotherGpuIsNotComparedWithTheReference) {
 // so; nothing claims to be profiled; the summary names the record files.
 TEST(RefineCli, AReplaySaysWhatItsStoreHeld) {
   const fs::path missing = scratch("replay-missing");
-  const CliRun r = vxsynth({"refine", "--reference", "../suite/vx-robotics/h200/act-2-linear/reference.json", "--replay",
+  const CliRun r = vxsynth({"refine", "--reference", "../suite/vx-robotics/h200/act-2-linear/reference.json", "--scope", "kernel", "--replay",
                             "data/refine/store", "--out", missing.string()});
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_NE(r.output.find("act-2-linear: no D (the start was not scored); stopped: the start design was rejected"),
@@ -245,7 +245,7 @@ TEST(RefineCli, AReplaySaysWhatItsStoreHeld) {
   EXPECT_NE(r.output.find("records: " + (missing / "act-2-linear" / "revisions.jsonl").string()), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("<chain>"), std::string::npos) << r.output;
   const fs::path held = scratch("replay-held");
-  const CliRun all = vxsynth({"refine", "--reference", "../suite/vx-robotics/h200/act-1-linear/reference.json", "--replay",
+  const CliRun all = vxsynth({"refine", "--reference", "../suite/vx-robotics/h200/act-1-linear/reference.json", "--scope", "kernel", "--replay",
                               "data/refine/store", "--sim-check", "skip", "--budget", "revisions=200", "--out", held.string()});
   EXPECT_EQ(all.code, 0) << all.output;
   EXPECT_NE(all.output.find("stopped: no untried move whose evaluation the replay store holds"), std::string::npos) << all.output;
@@ -257,7 +257,7 @@ TEST(RefineCli, ScriptedExternalGenerator) {
   const std::string generator =
       std::string("sh ") + fs::absolute("refine/scripted-generator.sh").string() + " " + VXSYNTH_CLI_PATH + " boundary=padded";
   const CliRun r = vxsynth({"refine", "--reference", "../suite/vx-robotics/h200/act-4-linear/reference.json", "--start",
-                            "data/refine/act-4-linear/parent-design.json", "--replay", "data/refine/store", "--retention",
+                            "data/refine/act-4-linear/parent-design.json", "--scope", "kernel", "--replay", "data/refine/store", "--retention",
                             "single", "--margin", "0.005", "--generator", generator, "--budget", "revisions=4", "--out",
                             out.string()});
   ASSERT_EQ(r.code, 0) << r.output;
@@ -291,15 +291,15 @@ TEST(RefineCli, ScriptedExternalGenerator) {
 
 TEST(RefineCli, BadInputIsNamed) {
   const fs::path out = scratch("bad");
-  CliRun r = vxsynth({"refine", "--reference", "nope.json", "--out", out.string(), "--replay", "data/refine/store"});
+  CliRun r = vxsynth({"refine", "--reference", "nope.json", "--out", out.string(), "--scope", "kernel", "--replay", "data/refine/store"});
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("nope.json"), std::string::npos) << r.output;
   r = vxsynth({"refine", "--reference", "../suite/vx-robotics/h200/act-4-linear/reference.json", "--out", out.string(),
-               "--budget", "revisions=lots", "--replay", "data/refine/store"});
+               "--budget", "revisions=lots", "--scope", "kernel", "--replay", "data/refine/store"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.output.find("revisions"), std::string::npos) << r.output;
   r = vxsynth({"refine", "--reference", "../suite/vx-robotics/h200/act-4-linear/reference.json", "--out", out.string(),
-               "--retention", "median", "--replay", "data/refine/store"});
+               "--retention", "median", "--scope", "kernel", "--replay", "data/refine/store"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.output.find("unknown retention rule"), std::string::npos) << r.output;
 }

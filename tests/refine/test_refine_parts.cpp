@@ -582,8 +582,10 @@ class FormulaEvaluator : public Evaluator {
     std::vector<int> asked;  // profiles asked for, per candidate
     int profiles = 0;
   };
-  // `seen` outlives the evaluator (the loop owns and destroys the evaluator).
-  FormulaEvaluator(signature::MetricValues reference, Seen* seen) : reference_(reference), seen_(seen) {}
+  // `seen` outlives the evaluator (the loop owns and destroys the evaluator). With `op`, every
+  // profile also has an operator (the reference call's, moved the same way; time and bytes too).
+  FormulaEvaluator(signature::MetricValues reference, Seen* seen, std::optional<signature::OperatorSignature> op = {})
+      : reference_(reference), seen_(seen), op_(std::move(op)) {}
   std::string name() const override { return "formula"; }
   bool available(const Candidate&) const override { return true; }
   std::vector<Evaluation> evaluate(const std::vector<Candidate>& batch) override {
@@ -602,6 +604,14 @@ class FormulaEvaluator : public Evaluator {
           if (v[m]) *v[m] *= 1.0 + 0.5 * q + 0.002 * ((r + static_cast<int>(m)) % 3);
         }
         e.profiles.push_back(v);
+        if (op_) {
+          signature::MetricValues w = op_->signature.values;
+          for (std::size_t m = 0; m < w.size(); ++m)
+            if (w[m]) *w[m] *= 1.0 + 0.4 * q + 0.002 * ((r + static_cast<int>(m)) % 3);
+          e.operator_profiles.push_back(w);
+          e.operator_duration_ns.push_back(op_->duration_ns * (1.0 + q));
+          e.operator_dram_bytes.push_back(*op_->dram_bytes * 2.0);
+        }
         ++seen_->profiles;
       }
       e.set_mean();
@@ -618,6 +628,7 @@ class FormulaEvaluator : public Evaluator {
  private:
   signature::MetricValues reference_;
   Seen* seen_;
+  std::optional<signature::OperatorSignature> op_;
 };
 
 // The run's store answers a candidate only with an evaluation of its source: another source
@@ -656,6 +667,67 @@ TEST(CachingEvaluator, MeasuresAgainWhenTheSourceIsAnotherOne) {
   EXPECT_EQ(replay.superseded(), 0);
 }
 
+// Operator scope: the loop takes D between the candidate's operator and the reference call's,
+// keeps the longest kernels' D beside it, and the time and byte ratios over the reference's; an
+// evaluation stored with kernel profiles only is measured again, not compared.
+TEST(OperatorScope, TheLoopComparesOperatorsWithTheKernelDBeside) {
+  const std::string ref = "../suite/vx-robotics/h200/act-4-linear/reference.json";
+  const auto kernel_ref = signature::read_signatures_at(ref, signature::Scope::kKernel).front().values;
+  const auto op_ref = signature::OperatorSignature::from_json(read_json_file(ref)["operator"], ref, "operator");
+  ASSERT_EQ(op_ref.kernels.size(), 3u);  // scal_kernel, sgemm_largek_lds64, the reduction
+  FormulaEvaluator::Seen seen;
+  LoopOptions lo;
+  ASSERT_EQ(lo.scope, signature::Scope::kOperator);  // the default
+  lo.out_dir = scratch("operator-scope").string();
+  lo.budget.rounds = 2;
+  lo.retention = retention_preset("single");
+  BuiltinStrategy strategy(BuiltinOptions{});
+  const auto result = run_refinement({ChainSpec{ref, "", ""}}, std::make_unique<FormulaEvaluator>(kernel_ref, &seen, op_ref),
+                                     strategy, lo, nullptr);
+  const signature::DistanceConfig cfg;
+  int scored = 0;
+  for (const auto& r : result.chains.at(0).records) {
+    if (!r.d) continue;
+    ++scored;
+    EXPECT_EQ(r.scope, signature::Scope::kOperator);
+    EXPECT_DOUBLE_EQ(*r.d, *signature::compute_distance(r.signature, op_ref.signature.values, cfg).d);
+    ASSERT_TRUE(r.other_d.has_value());
+    EXPECT_NE(*r.other_d, *r.d);
+    ASSERT_TRUE(r.time_ratio && r.dram_ratio);
+    EXPECT_GE(*r.time_ratio, 1.0);
+    EXPECT_DOUBLE_EQ(*r.dram_ratio, 2.0);
+    EXPECT_EQ(r.to_json()["scope"], "operator");
+    EXPECT_TRUE(r.to_json()["kernel_d"].is_number());
+  }
+  EXPECT_GT(scored, 1);
+
+  // A stored evaluation with kernel profiles only does not answer at operator scope.
+  const fs::path dir = scratch("operator-scope-store");
+  EvaluationStore store(dir.string(), true);
+  Candidate c;
+  c.key = "design-00000000000000ab";
+  Evaluation old;
+  old.key = c.key;
+  old.source_check.status = "passed";
+  old.profiles.push_back(kernel_ref);
+  old.set_mean();
+  store.put(old);
+  CachingEvaluator cache(std::make_unique<FormulaEvaluator>(kernel_ref, &seen, op_ref), EvaluationStore(dir.string()),
+                         signature::Scope::kOperator);
+  const Evaluation fresh = cache.evaluate({c}).front();
+  EXPECT_EQ(cache.superseded(), 1);
+  EXPECT_TRUE(fresh.profiled_at(signature::Scope::kOperator));
+  CachingEvaluator kernel_cache(std::make_unique<FormulaEvaluator>(kernel_ref, &seen), EvaluationStore(dir.string()),
+                                signature::Scope::kKernel);
+  kernel_cache.evaluate({c});
+  EXPECT_EQ(kernel_cache.reused(), 1);  // the operator evaluation holds its kernel profiles too
+  // And it survives the store's JSON.
+  const auto back = EvaluationStore(dir.string()).get(c.key);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->operator_profiles.size(), back->profiles.size());
+  EXPECT_EQ(back->operator_duration_mean(), fresh.operator_duration_mean());
+}
+
 // Screened retention decides as averaged does, but profiles a clearly worse candidate once.
 TEST(ScreenedRetention, ConfirmsOnlyStartsAndNearFallsAndDecidesRetentionOnTheMean) {
   const std::string ref = "../suite/vx-robotics/h200/act-4-linear/reference.json";
@@ -664,6 +736,7 @@ TEST(ScreenedRetention, ConfirmsOnlyStartsAndNearFallsAndDecidesRetentionOnTheMe
   FormulaEvaluator::Seen seen;
   auto fe = std::make_unique<FormulaEvaluator>(sigs.front().values, &seen);
   LoopOptions lo;
+  lo.scope = signature::Scope::kKernel;  // the formula evaluator's profiles are the reference kernel's, moved
   lo.out_dir = scratch("screened").string();
   lo.budget.rounds = 3;
   lo.budget.revisions = 12;
@@ -770,6 +843,7 @@ TEST(Retention, ARoundKeepsItsLowestFall) {
   ASSERT_FALSE(sigs.empty());
   FormulaEvaluator::Seen seen;
   LoopOptions lo;
+  lo.scope = signature::Scope::kKernel;  // the formula evaluator's profiles are the reference kernel's, moved
   lo.out_dir = scratch("round-lowest").string();
   lo.budget.rounds = 4;
   lo.budget.revisions = 24;
@@ -808,6 +882,8 @@ TEST(ScreenedRetention, ProfilesASmallRoundAtOnce) {
   BuiltinStrategy strategy(BuiltinOptions{});
   auto run = [&](const fs::path& dir, int width, FormulaEvaluator::Seen* seen, bool resume) {
     LoopOptions lo;
+    lo.scope = signature::Scope::kKernel;
+  lo.scope = signature::Scope::kKernel;  // the formula evaluator's profiles are the reference kernel's, moved
     lo.out_dir = dir.string();
     lo.budget.rounds = 3;
     lo.budget.revisions = 12;

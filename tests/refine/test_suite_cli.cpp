@@ -120,7 +120,7 @@ TEST(SuiteCli, TwoWorkersGiveTheRecordsOfOneRefineProcess) {
   const fs::path suite = suite_copy("suite-workers");
   const fs::path run = scratch("run-workers");
   std::vector<std::string> args = {"suite", "refine", suite.string(), "--out", run.string(), "--workers", "2"};
-  std::vector<std::string> refine_args = {"--replay", "data/refine/store", "--replay", "data/refine/store-synthetic",
+  std::vector<std::string> refine_args = {"--scope", "kernel", "--replay", "data/refine/store", "--replay", "data/refine/store-synthetic",
                                           "--retention", "single", "--sim-check", "skip", "--budget", "revisions=6",
                                           "--width", "3", "--pair-after", "2"};
   const fs::path one_out = scratch("one-process");
@@ -176,7 +176,7 @@ TEST(SuiteCli, TwoWorkersGiveTheRecordsOfOneRefineProcess) {
   }
   // Bad input is named.
   const CliRun bad = vxsynth({"suite", "refine", suite.string(), "--out", scratch("bad").string(), "--bench", "act-9-linear",
-                              "--replay", "data/refine/store"});
+                              "--scope", "kernel", "--replay", "data/refine/store"});
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.output.find("act-9-linear"), std::string::npos) << bad.output;
   // Skipped candidate checks never lock.
@@ -191,7 +191,7 @@ TEST(SuiteCli, LockStatusAndRunOfACheckedChain) {
   const fs::path run = scratch("run-lock");
   // act-4 (100x512x512) is small enough to run its candidate checks on the embedded simulator.
   const CliRun r = vxsynth({"suite", "refine", suite.string(), "--out", run.string(), "--bench", "act-4-linear", "--start",
-                            "act-4-linear=data/refine/act-4-linear/parent-design.json", "--replay", "data/refine/store",
+                            "act-4-linear=data/refine/act-4-linear/parent-design.json", "--scope", "kernel", "--replay", "data/refine/store",
                             "--retention", "single", "--sim-check", "run", "--budget", "revisions=3", "--width", "3"});
   ASSERT_EQ(r.code, 0) << r.output;
   const CliRun lock = vxsynth({"suite", "lock", suite.string(), "--run", run.string()});
@@ -342,7 +342,7 @@ TEST(SuiteCli, NamedChainsOfOneReferenceAndALockFromOneOfThem) {
   const fs::path run = scratch("run-named");
   const std::string ref = (suite / "act-4-linear" / "reference.json").string();
   const std::string start = "data/refine/act-4-linear/parent-design.json";
-  std::vector<std::string> common = {"--replay", "data/refine/store", "--retention", "single", "--sim-check", "run",
+  std::vector<std::string> common = {"--scope", "kernel", "--replay", "data/refine/store", "--retention", "single", "--sim-check", "run",
                                      "--budget", "revisions=2", "--width", "2", "--out", run.string()};
   std::vector<std::string> args = {"refine", "--reference", ref, "--start", start, "--name", "act4-x",
                                    "--reference", ref, "--start", start, "--name", "act4-y"};
@@ -408,7 +408,7 @@ TEST(SuiteCli, LockTakesAPassedCheckOfTheSameCudaSourceFromAnEarlierRun) {
   const fs::path run = scratch("run-checks-from");
   const std::string ref = (suite / "act-4-linear" / "reference.json").string();
   const CliRun r = vxsynth({"refine", "--reference", ref, "--start", "data/refine/act-4-linear/parent-design.json", "--name",
-                            "act4-k", "--replay", "data/refine/store", "--retention", "single", "--sim-check", "run", "--budget",
+                            "act4-k", "--scope", "kernel", "--replay", "data/refine/store", "--retention", "single", "--sim-check", "run", "--budget",
                             "revisions=2", "--width", "2", "--out", run.string()});
   ASSERT_EQ(r.code, 0) << r.output;
   // Make r0 what a reused evaluation leaves: its check deferred, its CUDA digest recorded.
@@ -660,7 +660,7 @@ TEST(SuiteCli, PlatformSuitesAreFoundByTheirGpu) {
   }
   // Without a GPU (a replay), a folder of several platform suites must be narrowed to one.
   fs::remove_all(root / "h200" / "act-3-linear");
-  const CliRun r = vxsynth({"suite", "refine", root.string(), "--out", scratch("platforms-run").string(), "--replay", "data/refine/store"});
+  const CliRun r = vxsynth({"suite", "refine", root.string(), "--out", scratch("platforms-run").string(), "--scope", "kernel", "--replay", "data/refine/store"});
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("holds a suite per platform"), std::string::npos) << r.output;
 }

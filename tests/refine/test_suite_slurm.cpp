@@ -153,7 +153,7 @@ std::vector<std::string> chain_args(const fs::path& suite, const fs::path& out) 
   for (const char* b : kBenches) {
     a.insert(a.end(), {"--bench", b, "--start", std::string(b) + "=data/refine/" + b + "/parent-design.json"});
   }
-  a.insert(a.end(), {"--replay", "data/refine/store", "--replay", "data/refine/store-synthetic", "--retention", "single",
+  a.insert(a.end(), {"--scope", "kernel", "--replay", "data/refine/store", "--replay", "data/refine/store-synthetic", "--retention", "single",
                      "--sim-check", "run", "--budget", "revisions=6", "--width", "3", "--pair-after", "2"});
   return a;
 }
