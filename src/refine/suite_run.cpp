@@ -749,6 +749,7 @@ Json suite_status(const SuitePlan& plan) {
                          {"cycles", vs.cycles},
                          {"ipc", vs.ipc},
                          {"d_cuda", vs.d_cuda ? Json(*vs.d_cuda) : Json(nullptr)},
+                         {"same_scope", sig.value("scope", "kernel") == "operator"},
                          {"d_reference", vs.d_reference ? Json(*vs.d_reference) : Json(nullptr)},
                          {"simulate_seconds", vs.run_seconds},
                          {"stale", vs.stale.empty() ? Json(nullptr) : Json(vs.stale)}};
@@ -792,7 +793,8 @@ std::string format_suite_status(const Json& status) {
   out << "suite " << status["dir"].get<std::string>() << "\n";
   out << std::left << std::setw(27) << "benchmark" << std::setw(16) << "op" << std::setw(15) << "shape" << std::right
       << std::setw(6) << "share" << std::setw(6) << "path" << std::setw(10) << "tried" << std::setw(9) << "seed D"
-      << std::setw(8) << "final D" << std::setw(6) << "own" << std::setw(9) << "nearest" << std::setw(8) << "vx D" << "  " << std::left << std::setw(10) << "checks"
+      << std::setw(8) << "final D" << std::setw(6) << "scope" << std::setw(7) << "time" << std::setw(7) << "bytes"
+      << std::setw(6) << "own" << std::setw(9) << "nearest" << std::setw(8) << "vx D" << "  " << std::left << std::setw(10) << "checks"
       << std::setw(7) << "dev s" << "largest remaining distances\n";
   for (const auto& r : status["rows"]) {
     std::string op = r["op"].get<std::string>();
@@ -800,7 +802,8 @@ std::string format_suite_status(const Json& status) {
         << r["shape"].get<std::string>() << std::right << std::setw(5) << fixed(100 * r["share"].get<double>(), 1) << "%"
         << std::setw(6) << r["precision"].get<std::string>();
     if (!r["locked"].get<bool>()) {
-      out << std::setw(10) << "-" << std::setw(9) << "-" << std::setw(8) << "-" << std::setw(6) << "-" << std::setw(9)
+      out << std::setw(10) << "-" << std::setw(9) << "-" << std::setw(8) << "-" << std::setw(6) << "-" << std::setw(7) << "-"
+          << std::setw(7) << "-" << std::setw(6) << "-" << std::setw(9)
           << fixed(r["nearest_reference_d"].get<double>(), 3) << std::setw(8) << "-" << "  not locked";
     } else {
       const std::string tried = std::to_string(r["revisions"].get<int>()) + "/" + std::to_string(r["retained"].get<int>()) +
@@ -810,6 +813,9 @@ std::string format_suite_status(const Json& status) {
       out << std::setw(10) << tried << std::setw(9)
           << fixed(r["seed_d"].get<double>(), 3) + (r.value("start_is_seed", true) ? " " : "s") << std::setw(7)
           << fixed(r["final_d"].get<double>(), 3) << (r["goal_met"].get<bool>() ? " " : "*") << std::setw(6)
+          << (r.value("scope", "kernel") == "operator" ? "op" : "kern");
+      auto ratio = [&](const char* k) { return r.contains(k) && r[k].is_number() ? fixed(r[k].get<double>(), 2) : std::string("-"); };
+      out << std::setw(7) << ratio("time_ratio") << std::setw(7) << ratio("dram_ratio") << std::setw(6)
           << (r.contains("repeats") ? std::to_string(r["nearest_is_own"].get<int>()) + "/" + std::to_string(r["repeats"].get<int>())
                                     : std::string("-"))
           << std::setw(9)
@@ -818,7 +824,7 @@ std::string format_suite_status(const Json& status) {
       std::string vxd = "-";
       if (vx.is_object()) {
         vxd = vx["d_cuda"].is_number() ? fixed(vx["d_cuda"].get<double>(), 3) : "n/a";
-        vxd += vx["stale"].is_null() ? " " : "!";
+        vxd += !vx["stale"].is_null() ? "!" : vx.value("same_scope", true) ? " " : "~";
       }
       out << std::setw(8) << vxd << "  " << std::left << std::setw(10) << checks << std::setw(7)
           << fixed(r["device_seconds"].get<double>(), 0);
@@ -862,9 +868,14 @@ std::string format_suite_status(const Json& status) {
          "  nearest  D from the reference to the nearest other reference\n"
          "  final D  the mean over the repeat profiles where there are, else the locked profile's;\n"
          "           * when it misses the goal (<= 0.05 and below half of nearest)\n"
+         "  scope    what final D is of: op = every kernel of the proxy against every kernel of the\n"
+         "           reference's call; kern = the longest kernel (a lock made before operator scope)\n"
+         "  time     the proxy operator's summed kernel time over the reference call's (op locks)\n"
+         "  bytes    the same for DRAM bytes read and written\n"
          "  own      in how many repeat profiles the proxy is nearest its own reference\n"
          "  vx D     D between the Vortex side (vortex2 timing model at the profiled shape,\n"
-         "           vortex-signature.json) and the locked CUDA side; ! stale, - not made\n"
+         "           vortex-signature.json, every launch) and the locked CUDA side; ! stale, - not made,\n"
+         "           ~ the CUDA side is one kernel, the Vortex side every launch (a kern lock)\n"
          "           (`suite run --signature`)\n"
          "  checks   source/candidate check status\n"
          "  dev s    device seconds, counted over the same runs as tried\n";

@@ -63,7 +63,12 @@ Json vortex_side_document(const fs::path& bench_dir, const VortexSideRun& r) {
   const Json locked = read_json_file(sig_file);
   const Json validation = read_json_file((bench_dir / "validation.json").string());
   const std::string ref_file = (bench_dir / "reference.json").string();
-  const auto reference = signature::read_signatures(ref_file).at(0);
+  // The Vortex side is every launch of the benchmark: the reference's whole call where it has
+  // one (its hot kernel where it was captured before operator scope).
+  const bool ref_operator = read_json_file(ref_file).contains("operator");
+  const auto reference =
+      signature::read_signatures_at(ref_file, ref_operator ? signature::Scope::kOperator : signature::Scope::kKernel).at(0);
+  const std::string cuda_scope = locked.value("scope", "kernel");
 
   VortexSignatureOptions so;
   so.clock_mhz = r.clock_mhz;
@@ -96,8 +101,11 @@ Json vortex_side_document(const fs::path& bench_dir, const VortexSideRun& r) {
       {"ipc", r.run["ipc"]},
       {"launches", r.run.value("launches", 1)},
       {"check", r.check},
-      {"distance_to_cuda", distance_json(to_cuda, "signature.json (the locked CUDA proxy's H200 signature)")},
-      {"distance_to_reference", distance_json(to_ref, "reference.json (the vendor kernel's H200 signature)")},
+      // What each side covers: the Vortex side sums every launch (operator scope).
+      {"scopes", {{"vortex", "operator"}, {"cuda", cuda_scope}, {"reference", ref_operator ? "operator" : "kernel"}}},
+      {"distance_to_cuda", distance_json(to_cuda, "signature.json (the locked CUDA proxy's signature, " + cuda_scope + " scope)")},
+      {"distance_to_reference",
+       distance_json(to_ref, std::string("reference.json (the vendor ") + (ref_operator ? "call's" : "kernel's") + " signature)")},
       {"proxy_d", locked.value("d", Json())},
       // Measured on the machine that made the file (shared and noisy: docs/measurements/vortex-suite-signatures.md).
       {"wall_seconds", {{"build", r.build_seconds}, {"simulate", r.run_seconds}}},
@@ -165,7 +173,11 @@ VortexSideStatus read_vortex_side(const fs::path& bench_dir) {
   const std::string sig_file = (bench_dir / "signature.json").string();
   const Json locked = read_json_file(sig_file);
   const auto cuda = metric_values(locked.value("signature", Json()), sig_file, "signature");
-  const auto ref = signature::read_signatures((bench_dir / "reference.json").string()).at(0);
+  // The reference at the scope the file compared with (files without "scopes": its hot kernel).
+  const std::string ref_scope = v.contains("scopes") ? v["scopes"].value("reference", "kernel") : "kernel";
+  const auto ref = signature::read_signatures_at((bench_dir / "reference.json").string(),
+                                                 signature::scope_from_key(ref_scope, file, "vortex_side.scopes.reference"))
+                       .at(0);
   s.d_cuda = signature::compute_distance(k.values, cuda, cfg).d;
   s.d_reference = signature::compute_distance(k.values, ref.values, cfg).d;
   auto recorded = [&](const char* key) -> std::optional<double> {
