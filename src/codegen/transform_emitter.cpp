@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <sstream>
+#include <vector>
 
 #include "codegen/component.h"
 #include "codegen/cuda_abi.h"
@@ -18,6 +19,26 @@ using design::DesignPoint;
 namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// index_math generic: the tile grid's dimensions (outermost first: transposes, row tiles,
+// column tiles) with the steps each one's coordinate adds to the input and output offsets and
+// to the tile's first row and column.
+struct TileDim {
+  std::int64_t extent, x_step, y_step, row_step, col_step;
+};
+std::vector<TileDim> tile_dims(const DesignPoint& d, const design::TransposeView& v) {
+  return {{v.batch, v.rows * v.cols, v.rows * v.cols, 0, 0},
+          {ceil_div(v.rows, d.tile.m), 0, 0, d.tile.m, 0},
+          {ceil_div(v.cols, d.tile.n), 0, 0, 0, d.tile.n}};
+}
+
+// The host side's fast division, as text (the same algorithm as codegen::fast_divisor).
+const char* const kSetDivisor =
+    "// A divisor for fast_div: mul = ceil(2^(31 + l) / div), shr = l - 1, l = ceil(log2(div)).\n"
+    "void set_divisor(Divisor* d, uint32_t div) {\n"
+    "d->div = div;\nd->mul = 0;\nd->shr = 0;\nif (div <= 1) return;\n"
+    "uint32_t l = 0;\nwhile ((1ull << l) < div) ++l;\n"
+    "d->mul = (uint32_t)(((1ull << (31 + l)) + div - 1) / div);\nd->shr = l - 1;\n}\n\n";
 
 std::string layout_words(const ops::OpSpec& op, ops::ConvLayout l) {
   return ops::layout_name(l, static_cast<int>(op.transform.spatial.size()));
@@ -97,6 +118,11 @@ class TransformWriter {
       line(axis(design::Axis::kEntryReads), std::to_string(d_.entry_reads) + ": reads of zeros from " + a_.entry_read_note() +
                                                 " at each thread's entry, folded into the output pointer");
     }
+    if (generic()) {
+      line(axis(design::Axis::kIndexMath), "generic: a 1-d grid of tiles; each thread decodes its tile index over the view's "
+                                           "dimensions by fast division, the divisors and strides read from the parameters "
+                                           "in a loop over their count");
+    }
     line("fixed", axis(design::Axis::kPrefetch, " none, ") + axis(design::Axis::kTensorCore, " none, ") +
                       axis(design::Axis::kActivation, " fused, ") + axis(design::Axis::kSplitK, " 1, ") +
                       axis(design::Axis::kWarps, " ") + std::to_string(d_.warps.m) + "x1");
@@ -135,7 +161,33 @@ class TransformWriter {
     }
     if (at_store()) s += a_.store_param_functions(x_);
     if (d_.entry_reads != 0) s += a_.entry_read_functions();
+    if (generic()) s += decode_functions();
     return s;
+  }
+
+  // index_math generic: the parameter table of a generic N-d layout kernel and its fast division
+  // (CUTLASS's FastDivmod: q = umulhi(n, mul) >> shr for n < 2^31, the divisor 1 passed through).
+  std::string decode_functions() const {
+    std::ostringstream s;
+    const std::string umulhi = backend_ == Backend::kCuda ? "__umulhi(n, d.mul)"
+                                                          : "(uint32_t)(((uint64_t)n * d.mul) >> 32)";
+    s << "// n / d.div for 0 <= n < 2^31, by multiplication: the vendor kernels' fast division.\n"
+      << x_.device_fn() << " uint32_t fast_div(uint32_t n, const Divisor& d) {\n"
+      << "return d.div == 1 ? n : " << umulhi << " >> d.shr;\n}\n\n";
+    s << "// The tile a block moves, from its linear index: the coordinates over the view's dimensions\n"
+         "// (innermost last), each one's steps summed into the tile's input and output plane offsets\n"
+         "// and its first row and column. The loop bound and every divisor and step are parameters.\n"
+      << x_.device_fn() << " void decode_tile(const Params& p, uint32_t tile, idx_t* x_off, idx_t* y_off, idx_t* row0, "
+         "idx_t* col0) {\n"
+         "idx_t xo = 0, yo = 0, r = 0, c = 0;\n"
+         "for (int d = p.ndim - 1; d >= 0; --d) {\n"
+         "const uint32_t q = fast_div(tile, p.dim[d]);\n"
+         "const idx_t at = (idx_t)(tile - q * p.dim[d].div);\n"
+         "tile = q;\n"
+         "xo += at * p.x_step[d];\nyo += at * p.y_step[d];\nr += at * p.row_step[d];\nc += at * p.col_step[d];\n"
+         "}\n"
+         "*x_off = xo;\n*y_off = yo;\n*row0 = r;\n*col0 = c;\n}\n";
+    return s.str();
   }
 
   // One tile's move, with every access predicated (guard) or none.
@@ -239,9 +291,16 @@ class TransformWriter {
     std::ostringstream s;
     const bool fixed = d_.k_range == design::KRange::kFixed;
     s << "const idx_t rows = " << (fixed ? "kRows" : "p.rows") << ", cols = " << (fixed ? "kCols" : "p.cols") << ";\n";
-    s << "const idx_t plane = rows * cols;\n";
-    s << "x += (idx_t)blockIdx.z * plane;\ny += (idx_t)blockIdx.z * plane;\n";
-    s << "const idx_t row0 = (idx_t)blockIdx.y * kTM, col0 = (idx_t)blockIdx.x * kTN;\n";
+    if (generic()) {
+      s << "// index_math generic: this block's tile, decoded from its linear index.\n"
+           "idx_t x_off, y_off, row0, col0;\n"
+           "decode_tile(p, (uint32_t)blockIdx.x, &x_off, &y_off, &row0, &col0);\n"
+           "x += x_off;\ny += y_off;\n";
+    } else {
+      s << "const idx_t plane = rows * cols;\n";
+      s << "x += (idx_t)blockIdx.z * plane;\ny += (idx_t)blockIdx.z * plane;\n";
+      s << "const idx_t row0 = (idx_t)blockIdx.y * kTM, col0 = (idx_t)blockIdx.x * kTN;\n";
+    }
     if (d_.entry_reads != 0) s << a_.entry_reads(d_.entry_reads) << "y += z;  // z is 0: the reads stay, the output does not move\n";
     const std::string args = std::string("p, x, y, rows, cols, row0, col0") + (g_.staged ? ", tile" : "");
     if (d_.boundary == design::Boundary::kUniformBranch) {
@@ -255,6 +314,7 @@ class TransformWriter {
   }
 
   bool needs_full() const { return d_.boundary == design::Boundary::kUniformBranch; }
+  bool generic() const { return d_.index_math == design::IndexMath::kGeneric; }
   bool at_store() const { return d_.param_reads == design::ParamReads::kAtStore; }
 
  private:
@@ -273,6 +333,7 @@ std::string cuda_host(const DesignPoint& d, const design::TransformGeometry& g) 
   std::ostringstream s;
   const ops::DType dtype = ops::storage_dtype(d.fixed.precision);
   const bool from_first = d.op.transform.from == ops::ConvLayout::channels_first;
+  if (d.index_math == design::IndexMath::kGeneric) s << kSetDivisor;
   s << "// The problem as this design's Params; false when the design does not implement it.\n";
   s << "bool make_params(const vxsynth_problem* pr, Params* p) {\n";
   s << "if (pr == nullptr || pr->abi_version != VXSYNTH_CANDIDATE_ABI_VERSION) return false;\n";
@@ -290,6 +351,16 @@ std::string cuda_host(const DesignPoint& d, const design::TransformGeometry& g) 
   s << "p->batch = pr->n_img;\np->rows = " << (from_first ? "pr->c_in" : "positions") << ";\np->cols = "
     << (from_first ? "positions" : "pr->c_in") << ";\np->alpha = 1.0f;\n";
   if (d.param_reads == design::ParamReads::kAtStore || d.entry_reads != 0) s << "p->slot = 0;\n";
+  if (d.index_math == design::IndexMath::kGeneric) {
+    s << "// index_math generic: transposes, row tiles, column tiles (outermost first).\n"
+         "if (p->batch > 2147483647LL || p->rows > 2147483647LL || p->cols > 2147483647LL) return false;\n"
+         "p->ndim = 3;\nset_divisor(&p->dim[0], (uint32_t)p->batch);\n"
+         "set_divisor(&p->dim[1], (uint32_t)((p->rows + kTM - 1) / kTM));\n"
+         "set_divisor(&p->dim[2], (uint32_t)((p->cols + kTN - 1) / kTN));\n"
+         "p->x_step[0] = p->y_step[0] = p->rows * p->cols;\np->row_step[0] = p->col_step[0] = 0;\n"
+         "p->x_step[1] = p->y_step[1] = 0;\np->row_step[1] = kTM;\np->col_step[1] = 0;\n"
+         "p->x_step[2] = p->y_step[2] = 0;\np->row_step[2] = 0;\np->col_step[2] = kTN;\n";
+  }
   if (d.k_range == design::KRange::kFixed) {
     s << "if (p->batch != kBatch || p->rows != kRows || p->cols != kCols) return false;  // compiled for one shape\n";
   }
@@ -304,6 +375,17 @@ std::string cuda_host(const DesignPoint& d, const design::TransformGeometry& g) 
 
 }  // namespace
 
+FastDivisor fast_divisor(std::uint32_t div) {
+  FastDivisor f;
+  f.div = div;
+  if (div <= 1) return f;
+  std::uint32_t l = 0;
+  while ((1ull << l) < div) ++l;
+  f.mul = static_cast<std::uint32_t>(((1ull << (31 + l)) + div - 1) / div);
+  f.shr = l - 1;
+  return f;
+}
+
 std::string emit_transform_cuda(const DesignPoint& d) {
   design::require_valid(d, "design " + design::procedural_name(d));
   const TransformWriter w(d, Backend::kCuda);
@@ -317,11 +399,17 @@ std::string emit_transform_cuda(const DesignPoint& d) {
   s << "\n#include \"vxsynth_candidate.h\"\n\nnamespace {\n\n";
   s << w.constants() << "\n";
   const bool at_store = d.param_reads == design::ParamReads::kAtStore;
+  const bool generic = d.index_math == design::IndexMath::kGeneric;
+  if (generic) s << "// A dimension of the tile grid and its fast division (index_math generic).\nstruct Divisor {\nuint32_t div, mul, shr;\n};\n\n";
   s << "// Sizes of the transposes: x[batch][rows][cols] -> y[batch][cols][rows].\n"
        "struct Params {\nidx_t batch, rows, cols;\nfloat alpha;\n"
     << (at_store ? "int slot;  // 0: the constant-bank slot factor of param_reads at_store\n"
         : d.entry_reads != 0 ? "int slot;  // 0: the constant-bank index factor of entry_reads\n"
-                             : "") << "};\n\n";
+                             : "")
+    << (generic ? "// The tile grid's dimensions (outermost first) and each coordinate's steps.\n"
+                  "int ndim;\nDivisor dim[3];\nidx_t x_step[3], y_step[3], row_step[3], col_step[3];\n"
+                : "")
+    << "};\n\n";
   s << w.helpers() << "\n";
   s << w.move_tile(true);
   if (w.needs_full()) s << w.move_tile(false);
@@ -336,9 +424,15 @@ std::string emit_transform_cuda(const DesignPoint& d) {
   s << "extern \"C\" int vxsynth_candidate_launch(const vxsynth_problem* problem, const vxsynth_buffers* buffers,\n"
        "cudaStream_t stream) {\n";
   s << "Params p{};\nif (!make_params(problem, &p)) return VXSYNTH_LAUNCH_UNSUPPORTED;\n";
-  s << "const dim3 grid(static_cast<unsigned>((p.cols + kTN - 1) / kTN), static_cast<unsigned>((p.rows + kTM - 1) / kTM), "
-       "static_cast<unsigned>(p.batch));\n";
-  s << "if (p.batch > 65535 || (p.rows + kTM - 1) / kTM > 65535) return VXSYNTH_LAUNCH_UNSUPPORTED;\n";
+  if (generic) {
+    s << "const long long tiles = (long long)p.dim[0].div * p.dim[1].div * p.dim[2].div;\n"
+         "if (tiles > 2147483647LL) return VXSYNTH_LAUNCH_UNSUPPORTED;  // one linear tile index below 2^31\n"
+         "const dim3 grid(static_cast<unsigned>(tiles));\n";
+  } else {
+    s << "const dim3 grid(static_cast<unsigned>((p.cols + kTN - 1) / kTN), static_cast<unsigned>((p.rows + kTM - 1) / kTM), "
+         "static_cast<unsigned>(p.batch));\n";
+    s << "if (p.batch > 65535 || (p.rows + kTM - 1) / kTM > 65535) return VXSYNTH_LAUNCH_UNSUPPORTED;\n";
+  }
   if (at_store) {
     s << "const StoreParams sp{static_cast<bits_t*>(buffers->out), p.alpha};\nconst StoreParams slots[4] = {sp, sp, sp, sp};\n"
          "if (cudaMemcpyToSymbolAsync(c_store, slots, sizeof(slots), 0, cudaMemcpyHostToDevice, stream) != cudaSuccess) return 4;\n";
@@ -363,8 +457,17 @@ VortexSources transform_vortex_sources(const DesignPoint& d) {
     std::ostringstream s;
     s << w.header() << "\n#ifndef VXSYNTH_BENCH_COMMON_H\n#define VXSYNTH_BENCH_COMMON_H\n\n#include <stdint.h>\n\n";
     s << "// Kernel arguments (one copy in device memory; the same layout on the host and on RV32).\n";
+    if (d.index_math == design::IndexMath::kGeneric) {
+      s << "// A dimension of the tile grid and its fast division (index_math generic).\n"
+           "typedef struct {\nuint32_t div, mul, shr;\n} Divisor;\n\n";
+    }
     s << "typedef struct {\nuint64_t x_addr;\nuint64_t out_addr;\nuint32_t grid[3];\nuint32_t block_dim[3];\n"
-         "int32_t batch;\nint32_t rows;\nint32_t cols;\nfloat alpha;\n} kernel_arg_t;\n\n#endif\n";
+         "int32_t batch;\nint32_t rows;\nint32_t cols;\nfloat alpha;\n";
+    if (d.index_math == design::IndexMath::kGeneric) {
+      s << "// index_math generic: the tile grid's dimensions (outermost first) and each coordinate's steps.\n"
+           "int32_t ndim;\nDivisor dim[3];\nint32_t x_step[3], y_step[3], row_step[3], col_step[3];\n";
+    }
+    s << "} kernel_arg_t;\n\n#endif\n";
     out.common_h = s.str();
   }
   {
@@ -392,10 +495,31 @@ VortexSources transform_vortex_sources(const DesignPoint& d) {
   b.arguments = {"batch = " + std::to_string(v.batch),
                  "rows = " + std::to_string(v.rows),
                  "cols = " + std::to_string(v.cols),
-                 "alpha = 1.0f",
-                 "grid[0] = " + std::to_string(ceil_div(v.cols, d.tile.n)),
-                 "grid[1] = " + std::to_string(ceil_div(v.rows, d.tile.m)),
-                 "grid[2] = " + std::to_string(v.batch)};
+                 "alpha = 1.0f"};
+  if (d.index_math == design::IndexMath::kGeneric) {
+    const auto dims = tile_dims(d, v);
+    std::int64_t tiles = 1;
+    b.arguments.push_back("ndim = " + std::to_string(dims.size()));
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      const std::string at = "[" + std::to_string(i) + "]";
+      const FastDivisor f = fast_divisor(static_cast<std::uint32_t>(dims[i].extent));
+      tiles *= dims[i].extent;
+      b.arguments.push_back("dim" + at + ".div = " + std::to_string(f.div) + "u");
+      b.arguments.push_back("dim" + at + ".mul = " + std::to_string(f.mul) + "u");
+      b.arguments.push_back("dim" + at + ".shr = " + std::to_string(f.shr) + "u");
+      b.arguments.push_back("x_step" + at + " = " + std::to_string(dims[i].x_step));
+      b.arguments.push_back("y_step" + at + " = " + std::to_string(dims[i].y_step));
+      b.arguments.push_back("row_step" + at + " = " + std::to_string(dims[i].row_step));
+      b.arguments.push_back("col_step" + at + " = " + std::to_string(dims[i].col_step));
+    }
+    b.arguments.push_back("grid[0] = " + std::to_string(tiles));
+    b.arguments.push_back("grid[1] = 1");
+    b.arguments.push_back("grid[2] = 1");
+  } else {
+    b.arguments.push_back("grid[0] = " + std::to_string(ceil_div(v.cols, d.tile.n)));
+    b.arguments.push_back("grid[1] = " + std::to_string(ceil_div(v.rows, d.tile.m)));
+    b.arguments.push_back("grid[2] = " + std::to_string(v.batch));
+  }
   return out;
 }
 

@@ -148,6 +148,12 @@ struct Names<IndexType> {
       {{IndexType::kInt64, "int64"}, {IndexType::kInt32, "int32"}}};
 };
 
+template <>
+struct Names<IndexMath> {
+  static constexpr std::array<std::pair<IndexMath, const char*>, 2> table{
+      {{IndexMath::kTile, "tile"}, {IndexMath::kGeneric, "generic"}}};
+};
+
 // Values added at run time (add_value), after the built-in table.
 template <typename E>
 std::vector<std::pair<E, std::string>>& added() {
@@ -218,6 +224,7 @@ std::string to_string(ParamReads v) { return name_of(v); }
 std::string to_string(SplitReduce v) { return name_of(v); }
 std::string to_string(Multicast v) { return name_of(v); }
 std::string to_string(IndexType v) { return name_of(v); }
+std::string to_string(IndexMath v) { return name_of(v); }
 
 bool parse(const std::string& s, Staging& out) { return parse_name(s, out); }
 bool parse(const std::string& s, ReadOnce& out) { return parse_name(s, out); }
@@ -242,6 +249,7 @@ bool parse(const std::string& s, ParamReads& out) { return parse_name(s, out); }
 bool parse(const std::string& s, SplitReduce& out) { return parse_name(s, out); }
 bool parse(const std::string& s, Multicast& out) { return parse_name(s, out); }
 bool parse(const std::string& s, IndexType& out) { return parse_name(s, out); }
+bool parse(const std::string& s, IndexMath& out) { return parse_name(s, out); }
 
 template <typename E>
 const std::vector<E>& all_values() {
@@ -295,6 +303,7 @@ VXSYNTH_DESIGN_INSTANTIATE(ParamReads)
 VXSYNTH_DESIGN_INSTANTIATE(SplitReduce)
 VXSYNTH_DESIGN_INSTANTIATE(Multicast)
 VXSYNTH_DESIGN_INSTANTIATE(IndexType)
+VXSYNTH_DESIGN_INSTANTIATE(IndexMath)
 #undef VXSYNTH_DESIGN_INSTANTIATE
 
 FragmentShape fragment_shape(Fragment f) {
@@ -325,7 +334,7 @@ constexpr std::array<const char*, kAxisCount> kAxisNames = {
     "tensor_core",    "activation", "split_k",      "warps",   "boundary",      "k_range",
     "pipeline_stages", "raster",    "epilogue_store", "cluster", "scale", "bias_load",
     "register_split", "wgmma_in_flight", "schedule", "tf32_round", "fragment_load", "shared_pad",
-    "consumer_layout", "read_guard", "param_reads", "split_reduce", "multicast", "index_type", "entry_reads"};
+    "consumer_layout", "read_guard", "param_reads", "split_reduce", "multicast", "index_type", "entry_reads", "index_math"};
 }  // namespace
 
 std::string to_string(Axis a) { return kAxisNames[index_of(a)]; }
@@ -334,7 +343,8 @@ bool is_hopper_axis(Axis a) {
          a == Axis::kConsumerLayout || a == Axis::kMulticast;
 }
 bool is_transform_axis(Axis a) {
-  return a == Axis::kScale || a == Axis::kReadGuard || a == Axis::kParamReads || a == Axis::kIndexType || a == Axis::kEntryReads;
+  return a == Axis::kScale || a == Axis::kReadGuard || a == Axis::kParamReads || a == Axis::kIndexType || a == Axis::kEntryReads ||
+         a == Axis::kIndexMath;
 }
 bool is_simt_axis(Axis a) { return a == Axis::kFragmentLoad || a == Axis::kSharedPad; }
 bool is_split_axis(Axis a) { return a == Axis::kSplitReduce; }

@@ -209,13 +209,23 @@ inline bool multicast_b(Multicast v) { return v == Multicast::kB || v == Multica
 //     larger tensor is declined. Vortex computes in 32 bits either way (RV32).
 enum class IndexType { kInt64, kInt32 };
 // 31. Entry reads (layout transforms, an integer 0..16 in steps of 4): each thread reads that
-//     many words of a constant-bank table through a per-thread index at entry (per-thread LDCs,
-//     the ADU pipe), folded into the output pointer as a zero. It reproduces the per-thread
-//     constant traffic of a generic layout kernel, not its computation: cuDNN's nchwToNhwc
-//     issues about ten per-thread LDCs a warp and is ADU-bound (98 %) on diffusion_policy-1's
-//     weight, where our locks are issue-bound at 76 %. Vortex: volatile loads of the kernel's
-//     argument block, folded the same way.
+//     many words of a constant-bank table through a per-thread index at entry, folded into the
+//     output pointer as a zero. RETIRED: the reads compute nothing (a value that only moves a
+//     counter), so the search no longer proposes it; it stays readable so the one lock made with
+//     it (diffusion_policy-1) regenerates until the operator-scope re-lock replaces it.
+//     index_math generic (axis 32) is the vendor work it stood for.
 inline constexpr int kMaxEntryReads = 16, kEntryReadsStep = 4;
+// 32. Index math (layout transforms): how a thread finds its tile and the addresses it moves.
+//     kTile = the tile's origin from the three grid coordinates (column tile, row tile,
+//     transpose), the strides compiled into the access expressions; kGeneric = the indexing of a
+//     generic N-d layout kernel, as cuDNN's nchwToNhwc and CUTLASS's FastDivmod do: a 1-d grid of
+//     tiles, each thread decoding its tile index over the view's dimensions (batch, row tiles,
+//     column tiles) by fast division with the divisor, multiplier and shift of each dimension
+//     read from the kernel's parameters in a loop over the dimension count (also a parameter),
+//     and its input and output offsets summed over the dimensions' strides, read the same way.
+//     Every decoded coordinate and offset feeds an address. Vortex: the same loop over the same
+//     parameters in its argument block.
+enum class IndexMath { kTile, kGeneric };
 // Whether the GEMM kernel adds the K slices in turn (kSerial, kSerialVector4).
 bool serial_reduce(SplitReduce v);
 // The Hopper family also takes split_k (axis 9): K slices over the grid, fp32 partial sums in
@@ -245,6 +255,7 @@ std::string to_string(ParamReads v);
 std::string to_string(SplitReduce v);
 std::string to_string(Multicast v);
 std::string to_string(IndexType v);
+std::string to_string(IndexMath v);
 
 // Parsers: false when the name is unknown.
 bool parse(const std::string& s, Staging& out);
@@ -270,6 +281,7 @@ bool parse(const std::string& s, ParamReads& out);
 bool parse(const std::string& s, SplitReduce& out);
 bool parse(const std::string& s, Multicast& out);
 bool parse(const std::string& s, IndexType& out);
+bool parse(const std::string& s, IndexMath& out);
 
 // All values of an enum axis, in domain order (neighbours step along this order).
 template <typename E>
@@ -332,13 +344,14 @@ enum class Axis {
   kSplitReduce,    // GEMM designs with split_k > 1
   kMulticast,      // Hopper family
   kIndexType,      // layout-transform family
-  kEntryReads,     // layout-transform family
+  kEntryReads,     // layout-transform family (retired: read, never proposed)
+  kIndexMath,      // layout-transform family
 };
-inline constexpr std::size_t kAxisCount = 31;
+inline constexpr std::size_t kAxisCount = 32;
 // The first kCommonAxisCount axes belong to every design; the rest to one family each.
 inline constexpr std::size_t kCommonAxisCount = 12;
 bool is_hopper_axis(Axis a);     // pipeline_stages, raster, epilogue_store, cluster, bias_load, register_split, wgmma_in_flight, schedule, tf32_round, consumer_layout, multicast
-bool is_transform_axis(Axis a);  // scale, read_guard, param_reads, index_type, entry_reads
+bool is_transform_axis(Axis a);  // scale, read_guard, param_reads, index_type, entry_reads, index_math
 bool is_simt_axis(Axis a);       // fragment_load, shared_pad
 bool is_split_axis(Axis a);      // split_reduce
 // A family's own axis: optional in design.json (its default when absent).

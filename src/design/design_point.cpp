@@ -36,7 +36,8 @@ bool same_axes(const DesignPoint& a, const DesignPoint& b) {
          a.wgmma_in_flight == b.wgmma_in_flight && a.schedule == b.schedule && a.tf32_round == b.tf32_round &&
          a.fragment_load == b.fragment_load && a.shared_pad == b.shared_pad && a.consumer_layout == b.consumer_layout &&
          a.read_guard == b.read_guard && a.param_reads == b.param_reads && a.split_reduce == b.split_reduce &&
-         a.multicast == b.multicast && a.index_type == b.index_type && a.entry_reads == b.entry_reads;
+         a.multicast == b.multicast && a.index_type == b.index_type && a.entry_reads == b.entry_reads &&
+         a.index_math == b.index_math;
 }
 
 namespace {
@@ -246,6 +247,7 @@ Json design_to_json(const DesignPoint& d) {
   if (d.multicast != Multicast::kNone) put(Axis::kMulticast, to_string(d.multicast));
   if (d.index_type != IndexType::kInt64) put(Axis::kIndexType, to_string(d.index_type));
   if (d.entry_reads != 0) put(Axis::kEntryReads, d.entry_reads);
+  if (d.index_math != IndexMath::kTile) put(Axis::kIndexMath, to_string(d.index_math));
   j["axes"] = a;
   return j;
 }
@@ -357,6 +359,7 @@ DesignPoint design_from_json(const Json& j, const std::string& file) {
   if (present(Axis::kMulticast)) enum_axis(Axis::kMulticast, d.multicast);
   if (present(Axis::kIndexType)) enum_axis(Axis::kIndexType, d.index_type);
   if (present(Axis::kEntryReads)) int_axis(Axis::kEntryReads, d.entry_reads);
+  if (present(Axis::kIndexMath)) enum_axis(Axis::kIndexMath, d.index_math);
   return d;
 }
 

@@ -101,6 +101,7 @@ struct DesignPoint {
   // Layout-transform family only; written to design.json and the name only when not at these.
   IndexType index_type = IndexType::kInt64;
   int entry_reads = 0;
+  IndexMath index_math = IndexMath::kTile;
 
   // SIMT designs only (fragment none, outside the Hopper and transform families); written to
   // design.json only when not strided.

@@ -276,6 +276,7 @@ void apply_step(DesignPoint& d, const Move& m) {
     case Axis::kSplitReduce: d.split_reduce = parse_enum_value<SplitReduce>(to_value(m), to_string(m.axis)); return;
     case Axis::kMulticast: d.multicast = parse_enum_value<Multicast>(to_value(m), to_string(m.axis)); return;
     case Axis::kIndexType: d.index_type = parse_enum_value<IndexType>(to_value(m), to_string(m.axis)); return;
+    case Axis::kIndexMath: d.index_math = parse_enum_value<IndexMath>(to_value(m), to_string(m.axis)); return;
     case Axis::kEntryReads: {
       if (m.direction != "up" && m.direction != "down") {
         throw MoveRejected{"expected a direction up or down for " + to_string(m.axis) + ", got \"" + m.direction + "\""};
@@ -537,10 +538,11 @@ std::vector<Move> candidate_steps(const DesignPoint& d) {
     if (d.staging != Staging::kNone) enum_steps(Axis::kReadGuard, d.read_guard);
     // param_reads after it, for the same reason.
     if (d.staging != Staging::kNone) enum_steps(Axis::kParamReads, d.param_reads);
-    // index_type and entry_reads after them, for the same reason.
+    // index_type after them, for the same reason; entry_reads is retired (a counter-only value:
+    // its reads compute nothing), so only a step back to 0 is offered; index_math last.
     enum_steps(Axis::kIndexType, d.index_type);
-    add(Axis::kEntryReads, "up");
-    add(Axis::kEntryReads, "down");
+    if (d.entry_reads != 0) add(Axis::kEntryReads, "down");
+    enum_steps(Axis::kIndexMath, d.index_math);
   }
   // The SIMT designs' later axes, last so the earlier neighbours keep their order.
   if (!tensor && !is_transform(d)) {

@@ -69,6 +69,7 @@ std::string transform_procedural_name(const DesignPoint& d) {
   if (d.param_reads != ParamReads::kHoisted) s << "_pr-" << to_string(d.param_reads);
   if (d.index_type != IndexType::kInt64) s << "_idx-" << to_string(d.index_type);
   if (d.entry_reads != 0) s << "_er" << d.entry_reads;
+  if (d.index_math != IndexMath::kTile) s << "_im-" << to_string(d.index_math);
   return s.str();
 }
 
@@ -185,7 +186,7 @@ const std::vector<std::pair<std::string, std::string>>& transform_rule_descripti
       {"param-reads-family", "param_reads other than hoisted belongs to the layout-transform family"},
       {"transform-index-type", "layout transforms: index_type int32 needs a tensor of fewer than 2^31 elements"},
       {"transform-entry-reads", "layout transforms: entry_reads 0..16 in steps of 4"},
-      {"index-type-family", "index_type and entry_reads other than int64 and 0 belong to the layout-transform family"},
+      {"index-type-family", "index_type, entry_reads and index_math other than int64, 0 and tile belong to the layout-transform family"},
   };
   return rules;
 }

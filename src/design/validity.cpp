@@ -73,9 +73,10 @@ void check(const DesignPoint& d, std::vector<Violation>& out) {
                                     "WMMA and SIMT FMA: the ", is_hopper(d) ? "Hopper" : "layout-transform",
                                     " family keeps separate"));
   }
-  if (!is_transform(d) && (d.index_type != IndexType::kInt64 || d.entry_reads != 0)) {
-    fail("index-type-family", cat("index_type ", to_string(d.index_type), " and entry_reads ", d.entry_reads,
-                                  " belong to the layout-transform family, not to a ", ops::to_string(d.op.kind)));
+  if (!is_transform(d) && (d.index_type != IndexType::kInt64 || d.entry_reads != 0 || d.index_math != IndexMath::kTile)) {
+    fail("index-type-family", cat("index_type ", to_string(d.index_type), ", entry_reads ", d.entry_reads, " and index_math ",
+                                  to_string(d.index_math), " belong to the layout-transform family, not to a ",
+                                  ops::to_string(d.op.kind)));
   }
   if (is_hopper(d)) {
     // TMA + wgmma designs have rules of their own (design/hopper_family.cpp); their Vortex

@@ -173,6 +173,11 @@ const ResponseTable& prior_responses() {
     set(Axis::kIndexType, M::kActiveLaneFraction, 0.1);
     set(Axis::kEntryReads, M::kComputeThroughput, 0.2);
     set(Axis::kEntryReads, M::kActiveLaneFraction, 0.05);
+    // A generic layout kernel's indexing (cuDNN's nchwToNhwc): a fast-division decode of the tile
+    // index and a stride sum per thread, its parameters read in a loop: more integer and constant
+    // work an element, so more issue slots and a little lower lane use where tiles are partial.
+    set(Axis::kIndexMath, M::kComputeThroughput, 0.2);
+    set(Axis::kIndexMath, M::kActiveLaneFraction, 0.02);
     return t;
   }();
   return table;
@@ -231,6 +236,7 @@ std::string same_operator_reason(const std::vector<Move>& moves, const design::D
       {Axis::kSplitReduce, "the K slices' partial sums are added in the GEMM kernel, slice after slice under a per-tile flag, instead of by a second kernel; each output is the same fp32 sum in the same slice order"},
       {Axis::kIndexType, "the element offsets are computed in 32 instead of 64 bits, for a tensor whose every offset fits (the host declines a larger one); every element is read from and stored to the same place"},
       {Axis::kEntryReads, "each thread reads zeros from a constant table at entry and adds them to the output pointer; every element is stored to the same place with the same value"},
+      {Axis::kIndexMath, "each thread finds its tile by dividing a linear tile index over the view's dimensions and sums the strides for its offsets, with the divisors and strides read from the parameters; it moves the same tile, so every element lands in the same place"},
       {Axis::kMulticast, "a cluster's blocks copy slices of the operand tiles they share into each other's shared memory instead of each copying the whole tile; every block multiplies the same tiles in the same order"},
       {Axis::kReadGuard, "the lanes whose column lies outside the tensor skip the read phase by a branch instead of predicated accesses; every element in the tensor is read once and lands in the same place"},
   };

@@ -187,10 +187,11 @@ TEST(TransformDesign, ReadGuardIsALaterAxisOfStagedTransforms) {
   Json bad = design_to_json(branch);
   bad["axes"]["read_guard"] = 3;
   expect_input_error([&] { design_from_json(bad, "b.json"); }, {"b.json", "axes.read_guard"});
-  // The step is the seed's last neighbour but param_reads', index_type's and entry_reads' (earlier
+  // The step is the seed's last neighbour but param_reads', index_type's and index_math's (earlier
   // chains keep their order), and the way back.
   auto from_seed = neighbours(seed);
-  while (!from_seed.empty() && (from_seed.back().move.axis == Axis::kIndexType || from_seed.back().move.axis == Axis::kEntryReads))
+  while (!from_seed.empty() && (from_seed.back().move.axis == Axis::kIndexType || from_seed.back().move.axis == Axis::kEntryReads ||
+                                from_seed.back().move.axis == Axis::kIndexMath))
     from_seed.pop_back();
   ASSERT_GE(from_seed.size(), 2u);
   EXPECT_EQ(from_seed[from_seed.size() - 2].move, step);
@@ -237,9 +238,10 @@ TEST(TransformDesign, ParamReadsIsALaterAxisOfStagedTransforms) {
   Json bad = design_to_json(at);
   bad["axes"]["param_reads"] = true;
   expect_input_error([&] { design_from_json(bad, "b.json"); }, {"b.json", "axes.param_reads"});
-  // The step comes after read_guard's (and before index_type's and entry_reads'), and the way back is one.
+  // The step comes after read_guard's (and before index_type's and index_math's), and the way back is one.
   auto from_seed = neighbours(seed);
-  while (!from_seed.empty() && (from_seed.back().move.axis == Axis::kIndexType || from_seed.back().move.axis == Axis::kEntryReads))
+  while (!from_seed.empty() && (from_seed.back().move.axis == Axis::kIndexType || from_seed.back().move.axis == Axis::kEntryReads ||
+                                from_seed.back().move.axis == Axis::kIndexMath))
     from_seed.pop_back();
   ASSERT_GE(from_seed.size(), 2u);
   EXPECT_EQ(from_seed.back().move, step);
@@ -274,22 +276,33 @@ TEST(TransformDesign, IndexTypeAndEntryReadsAreLaterAxesOfTransforms) {
   EXPECT_EQ(design_to_json(both)["axes"]["index_type"], "int32");
   EXPECT_EQ(design_to_json(both)["axes"]["entry_reads"], 4);
   EXPECT_TRUE(same_axes(design_from_json(design_to_json(both), "b.json"), both));
-  // The last steps of a transform, direct designs included; down from 0 and up past 16 are not valid.
+  // The last steps of a transform, direct designs included: index_type, then index_math.
+  // entry_reads is retired (its reads compute nothing): never a step up, only down, back to 0.
   const auto steps = neighbours(seed);
   ASSERT_GE(steps.size(), 2u);
-  EXPECT_EQ(steps.back().move.axis, Axis::kEntryReads);
-  EXPECT_EQ(steps.back().move.direction, "up");
+  EXPECT_EQ(steps.back().move.axis, Axis::kIndexMath);
   EXPECT_EQ(steps[steps.size() - 2].move.axis, Axis::kIndexType);
+  for (const auto& n : steps) EXPECT_NE(n.move.axis, Axis::kEntryReads);
   const DesignPoint direct = apply(seed, {parse_setting("shared_staging=none"), parse_setting("lane_b=reversed")});
   bool direct_steps = false;
-  for (const auto& n : neighbours(direct)) direct_steps |= n.move.axis == Axis::kEntryReads;
+  for (const auto& n : neighbours(direct)) direct_steps |= n.move.axis == Axis::kIndexMath;
   EXPECT_TRUE(direct_steps);
   const DesignPoint top = apply_settings(seed, {"entry_reads=16"});
+  int down = 0;
   for (const auto& n : neighbours(top)) {
     if (n.move.axis == Axis::kEntryReads) {
       EXPECT_EQ(n.design.entry_reads, 12);
+      ++down;
     }
   }
+  EXPECT_EQ(down, 1);
+  // index_math generic: written, named and read back; only a transform has it.
+  const DesignPoint generic = apply_settings(seed, {"index_math=generic"});
+  EXPECT_EQ(design_to_json(generic)["axes"]["index_math"], "generic");
+  EXPECT_FALSE(design_to_json(seed)["axes"].contains("index_math"));
+  EXPECT_EQ(procedural_name(generic), procedural_name(seed) + "_im-generic");
+  EXPECT_TRUE(same_axes(design_from_json(design_to_json(generic), "g.json"), generic));
+  expect_input_error([&] { apply_settings(seed, {"index_math=magic"}); }, {"--set", "index_math", "tile, generic"});
   expect_input_error([&] { apply_settings(seed, {"entry_reads=20"}); }, {"--set", "transform-entry-reads", "0..16 in steps of 4"});
   expect_input_error([&] { apply_settings(seed, {"entry_reads=6"}); }, {"--set", "transform-entry-reads"});
   expect_input_error([&] { apply_settings(seed, {"entry_reads=four"}); }, {"--set", "entry_reads"});
@@ -312,9 +325,11 @@ TEST(TransformDesign, IndexTypeAndEntryReadsAreLaterAxesOfTransforms) {
   const DesignPoint gemm = seed_design(ops::make_linear("g", ops::PrecisionPath::fp32, 37, 53, 71), EngineClass::kSimt, 128);
   expect_input_error([&] { apply_settings(gemm, {"index_type=int32"}); }, {"--set", "index-type-family"});
   expect_input_error([&] { apply_settings(gemm, {"entry_reads=4"}); }, {"--set", "index-type-family"});
+  expect_input_error([&] { apply_settings(gemm, {"index_math=generic"}); }, {"--set", "index-type-family"});
   for (const auto& n : neighbours(gemm)) {
     EXPECT_NE(n.move.axis, Axis::kIndexType);
     EXPECT_NE(n.move.axis, Axis::kEntryReads);
+    EXPECT_NE(n.move.axis, Axis::kIndexMath);
   }
   DesignPoint h = seed_from_reference(ref("pi0-2-linear"));
   h.entry_reads = 4;
