@@ -46,6 +46,7 @@ struct SuiteOptions {
   // Passed through to every worker's `vxsynth refine`.
   std::string budget, retention, sim_check, scope;
   int width = 0, pair_after = 0;
+  int multi_start = 1;
   bool profile_every_kernel = false;
   double pace = 0;
   std::uint64_t seed = 0;
@@ -105,6 +106,7 @@ int run_refine_suite(SuiteOptions o) {
   ro.resume = o.resume;
   ro.workers = o.workers;
   ro.only = o.benches;
+  ro.multi_start = o.multi_start;
   ro.self = self_executable();
   ro.replay = !o.replay.empty();
   for (const auto& s : o.starts) {
@@ -309,6 +311,10 @@ const CommandRegistrar reg(
       refine->add_option("--workers", o->workers, "workers (default: one per visible GPU; replay: 1)");
       refine->add_option("--bench", o->benches, "refine only these benchmarks (repeatable)");
       refine->add_option("--start", o->starts, "BENCH=DESIGN.json: a start other than the seed (repeatable; the others start from their seed)");
+      refine->add_option("--multi-start", o->multi_start,
+                         "chains per benchmark (default 1): the first from its start, the others (BENCH.start2, ...) from "
+                         "designs three random moves away from it; `suite lock` locks the best checked revision of any")
+          ->check(CLI::Range(1, 16));
       refine->add_option("--budget", o->budget, "per worker: revisions=N (per chain), device=SECONDS, rounds=N");
       refine->add_option("--retention", o->retention, "averaged | single | screened (see vxsynth refine)");
       refine->add_option("--width", o->width, "proposals per chain per round");

@@ -19,6 +19,7 @@
 #include "codegen/generator.h"
 #include "common/error.h"
 #include "design/design_point.h"
+#include "design/sample.h"
 #include "design/seed.h"
 #include "common/process.h"
 #include "common/text_file.h"
@@ -131,6 +132,27 @@ std::vector<std::string> visible_gpus() {
 
 std::vector<SuiteWorker> read_suite_workers(const std::string& run) { return read_workers(run); }
 
+std::string multi_start_chain(const std::string& bench, int k) { return bench + ".start" + std::to_string(k); }
+
+std::string chain_benchmark(const std::string& chain) {
+  const auto dot = chain.rfind(".start");
+  if (dot == std::string::npos || dot + 6 >= chain.size()) return chain;
+  for (std::size_t i = dot + 6; i < chain.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(chain[i]))) return chain;
+  return chain.substr(0, dot);
+}
+
+design::DesignPoint multi_start_design(const design::DesignPoint& first, const std::string& bench, int k) {
+  // A fixed hash of the name (std::hash may differ between builds): the same starts on every machine.
+  std::uint64_t h = 1469598103934665603ull;
+  for (const char c : bench) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  const auto walks = design::random_designs(first, k, h, 3);
+  for (auto it = walks.rbegin(); it != walks.rend(); ++it)
+    if (design::procedural_name(*it) != design::procedural_name(first)) return *it;
+  throw WorkError("no start for chain " + multi_start_chain(bench, k) + ": the design space around " +
+                  design::procedural_name(first) + " has no other valid design");
+}
+
 std::vector<SuiteWorker> prepare_suite_run(const SuitePlan& plan, const SuiteRefineOptions& o, bool one_chain_per_worker) {
   if (o.out.empty()) throw InputError("--out", "", "required (the run folder)");
   const fs::path run = o.out;
@@ -154,7 +176,10 @@ std::vector<SuiteWorker> prepare_suite_run(const SuitePlan& plan, const SuiteRef
     workers = read_workers(run);
     std::set<std::string> had, want;
     for (const auto& w : workers) had.insert(w.chains.begin(), w.chains.end());
-    for (const auto* b : chosen) want.insert(b->name);
+    for (const auto* b : chosen) {
+      want.insert(b->name);
+      for (int k = 2; k <= o.multi_start; ++k) want.insert(multi_start_chain(b->name, k));
+    }
     if (had != want) {
       throw InputError((run / kRunFile).string(), "workers",
                        "the run's chains differ from the suite's benchmarks now (the suite or --bench changed): start a new --out");
@@ -169,9 +194,10 @@ std::vector<SuiteWorker> prepare_suite_run(const SuitePlan& plan, const SuiteRef
   }
   std::vector<std::string> gpus;
   int n = o.workers;
+  if (o.multi_start < 1) throw InputError("--multi-start", std::to_string(o.multi_start), "expected at least 1 chain a benchmark");
   if (one_chain_per_worker) {
     // A Slurm array task per chain: the scheduler gives each its GPU.
-    n = static_cast<int>(chosen.size());
+    n = static_cast<int>(chosen.size()) * o.multi_start;
   } else if (!o.replay) {
     gpus = visible_gpus();
     if (gpus.empty()) throw WorkError("no GPU visible (nvidia-smi lists none): `vxsynth suite refine` profiles on the GPU, or give --replay STORE");
@@ -179,17 +205,22 @@ std::vector<SuiteWorker> prepare_suite_run(const SuitePlan& plan, const SuiteRef
   } else if (n == 0) {
     n = 1;
   }
-  n = std::max(1, std::min<int>(n, static_cast<int>(chosen.size())));
   // Chains dealt out by share (largest first), so each worker gets a similar mix.
   std::vector<const SuiteBenchmark*> by_share = chosen;
   std::stable_sort(by_share.begin(), by_share.end(), [](const auto* a, const auto* b) { return a->share > b->share; });
+  std::vector<std::string> chain_names;  // a benchmark's chains side by side, by share
+  for (const auto* b : by_share) {
+    chain_names.push_back(b->name);
+    for (int k = 2; k <= o.multi_start; ++k) chain_names.push_back(multi_start_chain(b->name, k));
+  }
+  n = std::max(1, std::min<int>(n, static_cast<int>(chain_names.size())));
   workers.resize(n);
   for (int i = 0; i < n; ++i) {
     workers[i].index = i;
     workers[i].gpu = gpus.empty() ? "" : gpus[i];
     workers[i].dir = (run / ("worker-" + std::to_string(i))).string();
   }
-  for (std::size_t k = 0; k < by_share.size(); ++k) workers[k % n].chains.push_back(by_share[k]->name);
+  for (std::size_t k = 0; k < chain_names.size(); ++k) workers[k % n].chains.push_back(chain_names[k]);
   fs::create_directories(run);
   Json ws = Json::array();
   for (const auto& w : workers) {
@@ -206,24 +237,31 @@ std::vector<SuiteWorker> prepare_suite_run(const SuitePlan& plan, const SuiteRef
 std::vector<std::string> worker_refine_args(const SuitePlan& plan, const SuiteRefineOptions& o, const SuiteWorker& w) {
   const fs::path run = o.out;
   std::vector<std::string> argv = {"refine", "--out", w.dir};
+  // Several chains of one benchmark are told apart by name, and each has its own start.
+  const bool multi = std::any_of(w.chains.begin(), w.chains.end(), [](const auto& c) { return chain_benchmark(c) != c; });
   for (const auto& chain : w.chains) {
-    const auto it = std::find_if(plan.benchmarks.begin(), plan.benchmarks.end(), [&](const auto& b) { return b.name == chain; });
+    const std::string bench = chain_benchmark(chain);
+    const auto it = std::find_if(plan.benchmarks.begin(), plan.benchmarks.end(), [&](const auto& b) { return b.name == bench; });
     if (it == plan.benchmarks.end()) throw InputError((run / kRunFile).string(), "workers", "chain " + chain + " is not a benchmark of " + plan.dir);
     argv.insert(argv.end(), {"--reference", it->reference});
-    if (!o.starts.empty()) {
+    if (!o.starts.empty() || multi) {
       // `vxsynth refine` takes a start for every chain or none: the others start from their
-      // seed, written out here.
-      const auto s = o.starts.find(chain);
+      // seed, written out here; a benchmark's later chains from walks away from its first start.
+      const auto s = o.starts.find(bench);
       std::string start;
-      if (s != o.starts.end()) {
+      if (s != o.starts.end() && chain == bench) {
         start = s->second;
       } else {
         start = (run / "starts" / (chain + ".json")).string();
         fs::create_directories(run / "starts");
-        design::write_design(start, design::seed_from_reference(it->reference));
+        const design::DesignPoint first =
+            s != o.starts.end() ? design::read_design(s->second) : design::seed_from_reference(it->reference);
+        const int k = chain == bench ? 1 : std::stoi(chain.substr(bench.size() + 6));
+        design::write_design(start, k == 1 ? first : multi_start_design(first, bench, k));
       }
       argv.insert(argv.end(), {"--start", start});
     }
+    if (multi) argv.insert(argv.end(), {"--name", chain});
   }
   argv.insert(argv.end(), o.refine_args.begin(), o.refine_args.end());
   return argv;
@@ -426,20 +464,21 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
       throw InputError("--bench", name, "not a benchmark of " + plan.dir);
     }
   }
-  std::vector<LockResult> results;
-  for (const auto& b : plan.benchmarks) {
-    if (!benches.empty() && std::find(benches.begin(), benches.end(), b.name) == benches.end()) continue;
-    LockResult lr;
-    lr.bench = b.name;
-    const std::string chain_name = chain.empty() ? b.name : chain;
-    const std::string folder = chain_folder(run, chain_name);
-    if (folder.empty()) {
-      lr.why = chain.empty() ? "no chain in " + run_dir : "no chain " + chain + " in " + run_dir;
-      results.push_back(lr);
-      continue;
-    }
-    const fs::path chain_dir = fs::path(folder) / chain_name;
-    const auto lines = read_records((chain_dir / "revisions.jsonl").string());
+  // One chain's lock choice: its deferred checks completed, its revisions in order of D.
+  struct ChainChoice {
+    std::string name, folder;
+    fs::path dir;
+    std::vector<Json> lines;
+    LockChoice choice;
+  };
+  auto choose_in_chain = [&](const std::string& chain_name, const std::string& folder) {
+    ChainChoice cc;
+    cc.name = chain_name;
+    cc.folder = folder;
+    cc.dir = fs::path(folder) / chain_name;
+    cc.lines = read_records((cc.dir / "revisions.jsonl").string());
+    const auto& lines = cc.lines;
+    const fs::path chain_dir = cc.dir;
     const std::vector<const Json*> kept = lock_candidates(lines);
     // Complete the deferred candidate checks of these revisions (here, where the toolchain is).
     std::vector<std::string> keys;
@@ -447,7 +486,7 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
     complete_deferred_checks(folder, progress, keys, recheck);
     std::map<int, Json> deferred;  // the last line of each revision counts
     for (const auto& l : read_records((chain_dir / "deferred-checks.jsonl").string())) deferred[l.value("revision", -1)] = l;
-    const LockChoice choice = choose_lock_revision(kept, [&](const Json& l) {
+    cc.choice = choose_lock_revision(kept, [&](const Json& l) {
       const int rev = l["revision"].get<int>();
       ResolvedCheck r;
       r.check = l["checks"]["candidate"];
@@ -469,6 +508,41 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
       }
       return r;
     });
+    return cc;
+  };
+  std::vector<LockResult> results;
+  for (const auto& b : plan.benchmarks) {
+    if (!benches.empty() && std::find(benches.begin(), benches.end(), b.name) == benches.end()) continue;
+    LockResult lr;
+    lr.bench = b.name;
+    // The chain named by hand, else every chain of the benchmark (its seed's and, with
+    // --multi-start, the others): the lock is the best checked revision of any of them.
+    std::vector<std::string> names = {chain.empty() ? b.name : chain};
+    if (chain.empty())
+      for (int k = 2; !chain_folder(run, multi_start_chain(b.name, k)).empty(); ++k) names.push_back(multi_start_chain(b.name, k));
+    std::vector<ChainChoice> chains;
+    for (const auto& n : names)
+      if (const std::string folder = chain_folder(run, n); !folder.empty()) chains.push_back(choose_in_chain(n, folder));
+    if (chains.empty()) {
+      lr.why = chain.empty() ? "no chain in " + run_dir : "no chain " + chain + " in " + run_dir;
+      results.push_back(lr);
+      continue;
+    }
+    std::size_t best = 0;
+    for (std::size_t i = 0; i < chains.size(); ++i) {
+      const auto* r = chains[i].choice.record;
+      const auto* cur = chains[best].choice.record;
+      if (r && (!cur || (*r)["d"].get<double>() < (*cur)["d"].get<double>())) best = i;
+    }
+    Json starts = Json::array();
+    for (const auto& c : chains) {
+      starts.push_back({{"chain", c.name}, {"d", c.choice.record ? (*c.choice.record)["d"] : Json(nullptr)}});
+    }
+    const std::string& chain_name = chains[best].name;
+    const std::string& folder = chains[best].folder;
+    const fs::path& chain_dir = chains[best].dir;
+    const std::vector<Json>& lines = chains[best].lines;
+    const LockChoice& choice = chains[best].choice;
     if (choice.record == nullptr) {
       lr.why = "no revision with both checks passed";
       for (const auto& p : choice.passed_over) lr.why += "; " + p;
@@ -596,6 +670,8 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
              {"scope", rec.value("scope", "kernel")},
              {"nearest_reference", b.nearest},
              {"nearest_reference_d", b.nearest_d},
+             // Every chain of the benchmark in the run and its best checked D (multi-start).
+             {"chains", starts},
              {"revisions", static_cast<int>(lines.size()) - 1},
              {"retained", retained},
              {"device_seconds", device_seconds}};

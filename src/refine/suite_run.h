@@ -32,8 +32,19 @@ struct SuiteRefineOptions {
   std::vector<std::string> refine_args;           // passed to every worker's `vxsynth refine`
   std::map<std::string, std::string> starts;      // benchmark -> start design.json
   std::vector<std::string> only;                  // benchmarks to refine (empty: all)
+  // Chains per benchmark (--multi-start): the first from the seed (or --start), the others from
+  // designs a few random single-axis moves away from it, named multi_start_chain(bench, k).
+  int multi_start = 1;
   std::string self;                               // the vxsynth executable
 };
+
+// The k-th chain of a benchmark (k >= 2): "<bench>.start<k>". The first keeps the bench's name.
+std::string multi_start_chain(const std::string& bench, int k);
+// The benchmark a chain refines (the name without ".start<k>").
+std::string chain_benchmark(const std::string& chain);
+// The start of chain k >= 2 of a benchmark whose first chain starts from `first`: a seeded
+// random walk of 3 moves from it (deterministic per benchmark and k), distinct from `first`.
+design::DesignPoint multi_start_design(const design::DesignPoint& first, const std::string& bench, int k);
 
 struct SuiteWorker {
   int index = 0;

@@ -16,7 +16,9 @@
 #include "codegen/benchmark.h"
 #include "common/json_io.h"
 #include "design/design_point.h"
+#include "design/move.h"
 #include "design/seed.h"
+#include "design/validity.h"
 #include "common/process.h"
 #include "refine/evaluation.h"
 #include "refine/lock_sources.h"
@@ -184,6 +186,58 @@ TEST(SuiteCli, TwoWorkersGiveTheRecordsOfOneRefineProcess) {
   ASSERT_EQ(lock.code, 0) << lock.output;
   EXPECT_NE(lock.output.find("0 of 13 benchmark(s) locked"), std::string::npos) << lock.output;
   EXPECT_NE(lock.output.find("no revision with both checks passed"), std::string::npos) << lock.output;
+}
+
+// --multi-start N: N chains a benchmark, the later ones named BENCH.start<k> and started from
+// walks away from the first start; `suite lock` takes the best checked revision of any chain of
+// the benchmark and lists each chain's best D.
+TEST(SuiteCli, MultiStartChainsAndALockFromTheBestOfThem) {
+  const fs::path suite = suite_copy("suite-multi");
+  const fs::path run = scratch("run-multi");
+  const CliRun r = vxsynth({"suite", "refine", suite.string(), "--out", run.string(), "--bench", "act-4-linear", "--multi-start",
+                            "3", "--scope", "kernel", "--replay", "data/refine/store", "--retention", "single", "--sim-check",
+                            "skip", "--budget", "revisions=0"});
+  ASSERT_EQ(r.code, 0) << r.output;
+  const Json plan = read_json_file((run / "suite-run.json").string());
+  EXPECT_EQ(plan["workers"][0]["chains"],
+            Json::array({"act-4-linear", "act-4-linear.start2", "act-4-linear.start3"}));
+  std::set<std::string> starts;
+  for (const char* c : {"act-4-linear", "act-4-linear.start2", "act-4-linear.start3"}) {
+    const auto d = design::read_design((run / "starts" / (std::string(c) + ".json")).string());
+    EXPECT_FALSE(design::can_implement(d).has_value()) << c;
+    starts.insert(design::procedural_name(d));
+    EXPECT_TRUE(fs::is_regular_file(run / "worker-0" / c / "revisions.jsonl")) << c;
+  }
+  EXPECT_EQ(starts.size(), 3u);  // three distinct starts
+  // The same run with another number of chains is another run.
+  const CliRun again = vxsynth({"suite", "refine", suite.string(), "--out", run.string(), "--bench", "act-4-linear",
+                                "--multi-start", "2", "--resume", "--scope", "kernel", "--replay", "data/refine/store"});
+  EXPECT_EQ(again.code, 2) << again.output;
+  EXPECT_NE(again.output.find("the run's chains differ"), std::string::npos) << again.output;
+
+  // Two chains of act-4 from two starts the replay store holds, their checks run: the lock is the
+  // lower D of the two, whichever chain has it.
+  const fs::path two = scratch("run-multi-two");
+  const std::string ref = (suite / "act-4-linear" / "reference.json").string();
+  const fs::path split2 = two.string() + "-split2.json";
+  design::write_design(split2.string(), design::apply_settings(design::read_design("data/refine/act-4-linear/parent-design.json"),
+                                                               {"split_k=2"}));
+  const CliRun chains = vxsynth({"refine", "--reference", ref, "--start", split2.string(), "--name", "act-4-linear", "--reference",
+                                 ref, "--start", "data/refine/act-4-linear/parent-design.json", "--name", "act-4-linear.start2",
+                                 "--scope", "kernel", "--replay", "data/refine/store", "--retention", "single", "--sim-check",
+                                 "run", "--budget", "revisions=0", "--out", two.string()});
+  ASSERT_EQ(chains.code, 0) << chains.output;
+  std::map<std::string, double> start_d;
+  for (const char* c : {"act-4-linear", "act-4-linear.start2"}) start_d[c] = records(two / c / "revisions.jsonl").at(0)["d"].get<double>();
+  ASSERT_NE(start_d["act-4-linear"], start_d["act-4-linear.start2"]);
+  const std::string best = start_d["act-4-linear"] < start_d["act-4-linear.start2"] ? "act-4-linear" : "act-4-linear.start2";
+  const CliRun lock = vxsynth({"suite", "lock", suite.string(), "--run", two.string(), "--bench", "act-4-linear"});
+  ASSERT_EQ(lock.code, 0) << lock.output;
+  const Json sig = read_json_file((suite / "act-4-linear" / "signature.json").string());
+  EXPECT_EQ(sig["chain"], best);
+  EXPECT_DOUBLE_EQ(sig["d"].get<double>(), std::min(start_d["act-4-linear"], start_d["act-4-linear.start2"]));
+  ASSERT_EQ(sig["chains"].size(), 2u);
+  for (const auto& c : sig["chains"]) EXPECT_DOUBLE_EQ(c["d"].get<double>(), start_d[c["chain"].get<std::string>()]);
 }
 
 TEST(SuiteCli, LockStatusAndRunOfACheckedChain) {
