@@ -39,6 +39,7 @@ namespace fs = std::filesystem;
 struct SuiteOptions {
   std::string suite, out, run, work, runs, chain, timing_out;
   double merge_below = refine::kReferenceNoiseD;
+  std::string plan_scope = "kernel";
   bool json = false, resume = false, recheck = false, signature = false;
   double clock_mhz = 200.0;
   int workers = 0, jobs = 0;
@@ -59,13 +60,14 @@ struct SuiteOptions {
 std::string self_executable() { return fs::read_symlink("/proc/self/exe").string(); }
 
 int run_plan(const SuiteOptions& o) {
-  const auto plan = refine::plan_suite(o.suite, o.merge_below);
+  const auto plan = refine::plan_suite(o.suite, o.merge_below, {}, signature::scope_from_key(o.plan_scope, "", "--scope"));
   if (o.json) {
     std::cout << dump_json(plan.to_json()) << "\n";
     return kExitOk;
   }
   std::cout << plan.benchmarks.size() << " benchmark(s) in " << plan.dir << " (references within D " << plan.merge_below
-            << " of each other, same workload and operator, are one benchmark)\n";
+            << " of each other at " << signature::scope_key(plan.scope)
+            << " scope, same workload and operator, are one benchmark)\n";
   for (const auto& b : plan.benchmarks) {
     std::cout << "  " << b.name << "  share " << b.share << "  nearest other reference " << b.nearest << " (D " << b.nearest_d
               << ")\n";
@@ -302,6 +304,10 @@ const CommandRegistrar reg(
       CLI::App* plan = sub.add_subcommand("plan", "which references are benchmarks, and the D to each one's nearest neighbour");
       common(plan);
       plan->add_flag("--json", o->json, "print vxsynth.suite-plan/1");
+      plan->add_option("--scope", o->plan_scope,
+                       "the D references are merged by: kernel (their hot kernels, the plan the locks were made on; the "
+                       "default) or operator (their whole calls: two hot kernels of one call are one benchmark)")
+          ->check(CLI::IsMember({"operator", "kernel"}));
 
       CLI::App* refine = sub.add_subcommand(
           "refine", "refine every benchmark's chain in one run: one `vxsynth refine` worker per GPU, resumable");

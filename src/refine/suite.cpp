@@ -42,10 +42,12 @@ Json SuitePlan::to_json() const {
                        {"op", b.serves.front().op_kind}, {"share", b.share}, {"merge_d", b.merge_d}, {"serves", serves},
                        {"nearest", b.nearest}, {"nearest_d", b.nearest_d}});
   }
-  return {{"schema", schema_id("suite-plan", 1)}, {"dir", dir}, {"merge_below", merge_below}, {"benchmarks", benches}};
+  return {{"schema", schema_id("suite-plan", 1)}, {"dir", dir}, {"merge_below", merge_below},
+          {"scope", signature::scope_key(scope)}, {"benchmarks", benches}};
 }
 
-SuitePlan plan_suite(const std::string& dir, double merge_below, const signature::DistanceConfig& distance) {
+SuitePlan plan_suite(const std::string& dir, double merge_below, const signature::DistanceConfig& distance,
+                     signature::Scope scope) {
   if (!fs::is_directory(dir)) throw InputError(dir, "", "no such suite folder (expected suite/<name>/<platform>)");
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir)) {
@@ -70,7 +72,7 @@ SuitePlan plan_suite(const std::string& dir, double merge_below, const signature
       throw InputError(file, "kernel.gpu_time_share", "expected a number (the kernel's share of the workload's GPU time)");
     }
     r.share = j["kernel"]["gpu_time_share"].get<double>();
-    const auto kernels = signature::read_signatures(file);
+    const auto kernels = signature::read_signatures_at(file, scope);
     if (kernels.size() != 1) throw InputError(file, "signature", "expected exactly one kernel signature");
     refs.push_back(r);
     sigs.push_back(kernels.front().values);
@@ -103,6 +105,7 @@ SuitePlan plan_suite(const std::string& dir, double merge_below, const signature
   SuitePlan plan;
   plan.dir = dir;
   plan.merge_below = merge_below;
+  plan.scope = scope;
   for (std::size_t k = 0; k < reps.size(); ++k) {
     SuiteBenchmark b;
     const std::size_t r = reps[k];

@@ -9,6 +9,7 @@
 
 #include "common/json_io.h"
 #include "signature/distance.h"
+#include "signature/operator_scope.h"
 
 namespace vxsynth::refine {
 
@@ -37,14 +38,17 @@ struct SuiteBenchmark {
 struct SuitePlan {
   std::string dir;  // suite/<name>/<platform>
   double merge_below = kReferenceNoiseD;
+  signature::Scope scope = signature::Scope::kKernel;  // what the references' D is taken between
   std::vector<SuiteBenchmark> benchmarks;  // by name
   Json to_json() const;
 };
 
 // Reads every <dir>/*/reference.json (InputError naming the file on a bad one; WorkError when
 // there is none). References of the same workload and operator kind whose signature D is below
-// `merge_below` join the benchmark of the one with the largest share.
+// `merge_below` join the benchmark of the one with the largest share. At operator scope the D is
+// between the references' whole calls (two hot kernels of one call are one operator).
 SuitePlan plan_suite(const std::string& dir, double merge_below = kReferenceNoiseD,
-                     const signature::DistanceConfig& distance = {});
+                     const signature::DistanceConfig& distance = {},
+                     signature::Scope scope = signature::Scope::kKernel);
 
 }  // namespace vxsynth::refine

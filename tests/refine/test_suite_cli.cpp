@@ -116,6 +116,26 @@ TEST(SuiteCli, PlanMergesReferencesWithinNoise) {
   EXPECT_EQ(Json::parse(none.output)["benchmarks"].size(), 15u);
 }
 
+// At operator scope two references are one benchmark when their whole calls are within noise:
+// diffusion_policy-1 (cuDNN's weight transform) and -2 (its implicit GEMM) are the hot kernels of
+// one convolution shape's calls (operator D 0.0005), and -4 and -5 are one operator too; -3, one
+// with twice the channels, is not.
+TEST(SuiteCli, PlanAtOperatorScopeMergesTheKernelsOfOneCall) {
+  const CliRun r = vxsynth({"suite", "plan", "../suite/vx-robotics/h200", "--json", "--scope", "operator"});
+  ASSERT_EQ(r.code, 0) << r.output;
+  const Json plan = Json::parse(r.output);
+  EXPECT_EQ(plan["scope"], "operator");
+  std::map<std::string, std::set<std::string>> serves;
+  for (const auto& b : plan["benchmarks"])
+    for (const auto& f : b["serves"]) serves[b["name"].get<std::string>()].insert(f["folder"].get<std::string>());
+  EXPECT_EQ(serves["diffusion_policy-1-conv1d"], (std::set<std::string>{"diffusion_policy-1-conv1d", "diffusion_policy-2-conv1d"}));
+  EXPECT_EQ(serves["diffusion_policy-4-conv1d"], (std::set<std::string>{"diffusion_policy-4-conv1d", "diffusion_policy-5-conv1d"}));
+  EXPECT_EQ(serves["diffusion_policy-3-conv1d"].size(), 1u);
+  EXPECT_EQ(serves.count("diffusion_policy-2-conv1d"), 0u);
+  const CliRun text = vxsynth({"suite", "plan", "../suite/vx-robotics/h200", "--scope", "operator"});
+  EXPECT_NE(text.output.find("at operator scope"), std::string::npos) << text.output;
+}
+
 const char* kBenches[] = {"pi0-1-batched-matmul", "act-1-linear", "act-4-linear"};
 
 TEST(SuiteCli, TwoWorkersGiveTheRecordsOfOneRefineProcess) {
