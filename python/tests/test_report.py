@@ -120,9 +120,13 @@ def test_the_table_is_the_suite_status_tables(made, vxsynth_bin):
         assert cells[7] == f"{r['revisions']}/{r['retained']}", (r["benchmark"], cells[7])
         assert cells[8] == report._fmt(r["seed_d"]), (r["benchmark"], cells[8])
         assert cells[9] == report._fmt(r["final_d"]), (r["benchmark"], cells[9])
-        assert cells[13] == f"{r['device_seconds']:.0f}", (r["benchmark"], cells[13])
+        # what final D is of, and the operator's time and bytes over the vendor call's (- until measured)
+        assert cells[10] == ("op" if r["scope"] == "operator" else "kern"), (r["benchmark"], cells[10])
+        assert cells[11] == report._fmt(r["time_ratio"], ".2f"), (r["benchmark"], cells[11])
+        assert cells[12] == report._fmt(r["dram_ratio"], ".2f"), (r["benchmark"], cells[12])
+        assert cells[16] == f"{r['device_seconds']:.0f}", (r["benchmark"], cells[16])
         if r.get("vortex"):
-            assert cells[11].rstrip("!") == report._fmt(r["vortex"]["d_cuda"]), (r["benchmark"], cells[11])
+            assert cells[14].rstrip("!") == report._fmt(r["vortex"]["d_cuda"]), (r["benchmark"], cells[14])
 
 
 def test_nothing_is_fetched_over_the_network(made):

@@ -657,7 +657,7 @@ def _vortex_cell(e: dict) -> tuple:
 
 def suite_table(suite: dict, out: Path) -> str:
     head = ("benchmark", "workload", "op", "shape", "share %", "reference math", "proxy CUDA/Vortex", "tried/retained", "seed D", "final D",
-            "nearest D", "Vortex–CUDA D", "checks", "device s", "files")
+            "scope", "time ×", "bytes ×", "nearest D", "Vortex–CUDA D", "checks", "device s", "files")
     rows = []
     for e in suite["benches"]:
         p = e["plan"]
@@ -678,14 +678,21 @@ def suite_table(suite: dict, out: Path) -> str:
                      (v["precision"]["cuda"], _e(f"{v['precision']['cuda']}/{v['precision']['vortex']}")),
                      (st.get("revisions", ""), f"{st.get('revisions', '-')}/{st.get('retained', '-')}"),
                      (st.get("seed_d") or "", _fmt(st.get("seed_d"))),
-                     (final if final is not None else "", _fmt(final)), (p.get("nearest_d"), _fmt(p.get("nearest_d"))),
+                     (final if final is not None else "", _fmt(final)),
+                     # What final D is of (kernel: a lock made before operator scope), and the proxy
+                     # operator's time and DRAM bytes over the vendor call's where it was measured.
+                     (st.get("scope", "kernel"), "op" if st.get("scope") == "operator" else "kern"),
+                     (st.get("time_ratio") or "", _fmt(st.get("time_ratio"), ".2f")),
+                     (st.get("dram_ratio") or "", _fmt(st.get("dram_ratio"), ".2f")),
+                     (p.get("nearest_d"), _fmt(p.get("nearest_d"))),
                      _vortex_cell(e),
                      ("", f"{v['source_check']['status']}/{v['candidate_check']['status']}"),
                      (st.get("device_seconds", 0), f"{st.get('device_seconds', 0):.0f}"), ("", files)]
         else:
             cells = [(p["name"], name), (p["workload"], _e(p["workload"])), (p["op"], _e(p["op"])),
                      (shape_of(e), _e(shape_of(e))), (100 * p["share"], f"{100 * p['share']:.1f}"),
-                     (math_of(e), _e(math_of(e))), ("", "-"), ("", "-"), ("", "-"), ("", "not locked"), (p.get("nearest_d"), _fmt(p.get("nearest_d"))),
+                     (math_of(e), _e(math_of(e))), ("", "-"), ("", "-"), ("", "-"), ("", "not locked"), ("", "-"), ("", "-"), ("", "-"),
+                     (p.get("nearest_d"), _fmt(p.get("nearest_d"))),
                      ("", "-"), ("", "-"), ("", "-"), ("", files)]
         rows.append("<tr>" + "".join(f'<td data-v="{_e(v)}">{h}</td>' for v, h in cells) + "</tr>")
     return ("<table class='sortable'><thead><tr>" + "".join(f"<th>{h}</th>" for h in head)

@@ -22,7 +22,7 @@ struct SignatureOptions {
   bool partial = false;
   bool metrics_list = false;
   bool aggregate = false;
-  std::string ids;
+  std::string ids, metric;
 };
 
 // "2,3,4" -> the rows with those ncu IDs, in the file's order; InputError for an ID the file lacks.
@@ -66,12 +66,21 @@ const CommandRegistrar reg(
                    "it is a ratio over: docs/signature.md, Operator scope); JSON under \"operator\"");
       sub.add_flag("--metrics-list", o->metrics_list,
                    "print the comma-separated --metrics list to give ncu, and nothing else");
+      sub.add_option("--metric", o->metric,
+                     "with --metrics-list: only the counters of this metric's preferred formula (e.g. l2_hit_rate), "
+                     "to count the replay passes a set of metrics costs");
       sub.footer(
           "Exit codes: 0 success, 2 bad usage or bad input (unreadable or malformed CSV, a counter a metric needs "
           "is missing: the message names it).");
       return [o]() -> int {
         if (o->metrics_list) {
-          std::cout << signature::ncu_metrics_argument() << "\n";
+          if (!o->metric.empty()) {
+            const auto ids = signature::parse_metric_ids(o->metric, "--metric");
+            if (ids.size() != 1) throw InputError("", "--metric", "expected one metric id");
+            std::cout << signature::ncu_metrics_argument(*ids.begin()) << "\n";
+          } else {
+            std::cout << signature::ncu_metrics_argument() << "\n";
+          }
           return kExitOk;
         }
         if (o->profile.empty()) throw InputError("", "PROFILE.csv", "missing: give an ncu raw CSV file");

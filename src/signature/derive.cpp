@@ -295,6 +295,15 @@ std::string ncu_metrics_argument() {
   return s;
 }
 
+std::string ncu_metrics_argument(MetricId metric) {
+  std::string s;
+  for (const auto cn : recipes().at(metric).front().counters) {
+    if (!s.empty()) s += ',';
+    s += cn;
+  }
+  return s;
+}
+
 std::vector<std::string> ncu_required_options() {
   return {"--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none", "--cache-control", "all"};
 }

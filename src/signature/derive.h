@@ -29,6 +29,9 @@ std::optional<std::string_view> weight_counter(OperatorWeight w);
 std::array<std::string_view, 2> dram_byte_counters();  // read, write
 // The comma-separated value for `ncu --metrics`.
 std::string ncu_metrics_argument();
+// The counters of one metric's first (preferred) recipe, comma-separated: what a profile must
+// collect for that metric alone (to count the replay passes a metric set costs).
+std::string ncu_metrics_argument(MetricId metric);
 // The other ncu options every profile must use (cache and clock control, CSV raw page).
 std::vector<std::string> ncu_required_options();
 

@@ -3,9 +3,11 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "common/json_io.h"
+#include "signature/metrics.h"
 
 namespace {
 
@@ -106,6 +108,17 @@ TEST(CliSignature, MetricsList) {
   const auto r = run("signature --metrics-list");
   ASSERT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("dram__bytes.sum.per_second"), std::string::npos);
+  // One metric's counters: its preferred formula's, every one of them in the full list.
+  const auto l2 = run("signature --metrics-list --metric l2_hit_rate");
+  ASSERT_EQ(l2.code, 0);
+  EXPECT_EQ(l2.out, "lts__t_sector_hit_rate.pct\n");
+  for (const auto& m : vxsynth::signature::metric_table()) {
+    const auto one = run("signature --metrics-list --metric " + std::string(m.key));
+    ASSERT_EQ(one.code, 0) << m.key;
+    std::stringstream ss(one.out.substr(0, one.out.find('\n')));
+    for (std::string c; std::getline(ss, c, ',');) EXPECT_NE(r.out.find(c), std::string::npos) << m.key << ": " << c;
+  }
+  EXPECT_EQ(run("signature --metrics-list --metric nope").code, 2);
 }
 
 TEST(CliSignature, MalformedInputExitsTwoWithAClearMessage) {
