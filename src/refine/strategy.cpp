@@ -6,6 +6,7 @@
 
 #include "design/hopper_family.h"
 #include "design/neighbours.h"
+#include "design/no_op.h"
 #include "design/validity.h"
 
 namespace vxsynth::refine {
@@ -248,6 +249,19 @@ std::string same_operator_reason(const std::vector<Move>& moves, const design::D
   return s;
 }
 
+namespace {
+
+// Whether `d` holds a no-op value (design/no_op.h) that `from` does not: a move that only moves
+// counters. Moves that drop one (entry_reads down) stay.
+bool gains_no_op(const design::DesignPoint& from, const design::DesignPoint& d) {
+  const auto before = design::no_op_values(from);
+  for (const auto& v : design::no_op_values(d))
+    if (std::none_of(before.begin(), before.end(), [&](const auto& b) { return b.axis == v.axis; })) return true;
+  return false;
+}
+
+}  // namespace
+
 std::vector<Proposal> BuiltinStrategy::propose(const ChainState& chain, int width, const AvailableFn& available) {
   std::vector<Proposal> out;
   if (width <= 0) return out;
@@ -335,6 +349,7 @@ std::vector<Proposal> BuiltinStrategy::propose(const ChainState& chain, int widt
   std::vector<Ranked> singles;
   std::set<std::string> keys;
   for (auto& n : design::neighbours(chain.current)) {
+    if (gains_no_op(chain.current, n.design)) continue;
     const Candidate c = candidate_of(n.design);
     if (chain.evaluated.count(c.key) || keys.count(c.key) || !available(c)) continue;
     keys.insert(c.key);
@@ -373,6 +388,7 @@ std::vector<Proposal> BuiltinStrategy::propose(const ChainState& chain, int widt
         } catch (const InputError&) {
           continue;
         }
+        if (gains_no_op(chain.current, d)) continue;
         const Candidate c = candidate_of(d);
         if (chain.evaluated.count(c.key) || keys.count(c.key) || !available(c)) continue;
         keys.insert(c.key);

@@ -19,6 +19,7 @@
 #include "codegen/generator.h"
 #include "common/error.h"
 #include "design/design_point.h"
+#include "design/no_op.h"
 #include "design/sample.h"
 #include "design/seed.h"
 #include "common/process.h"
@@ -582,6 +583,14 @@ std::vector<LockResult> lock_suite(const SuitePlan& plan, const std::string& run
       continue;
     }
     const design::DesignPoint d = design::read_design(design_file.string());
+    // A benchmark holds no value that only moves a counter (design/no_op.h).
+    if (const auto noop = design::no_op_values(d); !noop.empty()) {
+      lr.why = "r" + std::to_string(rec["revision"].get<int>()) + " holds values that do nothing at its shape (" +
+               design::describe(noop) + "): refine on (the built-in strategy proposes no such move) or start from "
+               "a design without them";
+      results.push_back(lr);
+      continue;
+    }
     if (design::procedural_name(d) != rec.value("design", "")) {
       lr.why = design_file.string() + ": design " + design::procedural_name(d) + " is not r" +
                std::to_string(rec["revision"].get<int>()) + "'s (" + rec.value("design", "") + ")";
@@ -787,6 +796,10 @@ Json suite_status(const SuitePlan& plan) {
         }
       }
       row["profiles"] = sig["profiles"];
+      // Values of the locked design that do nothing at its shape (design/no_op.h): locks made
+      // before the rule; the re-lock drops them.
+      const std::string noop = design::describe(design::no_op_values(design::read_design((dir / "design.json").string())));
+      row["no_op_values"] = noop.empty() ? Json(nullptr) : Json(noop);
       // What the lock's D is of (kernel: a lock made before operator scope), and the whole
       // operator's time and DRAM bytes over the reference call's where the lock measured them.
       row["scope"] = sig.value("scope", "kernel");
@@ -912,6 +925,9 @@ std::string format_suite_status(const Json& status) {
       out << worst;
     }
     out << "\n";
+    if (r.contains("no_op_values") && r["no_op_values"].is_string()) {
+      out << "    holds values that do nothing at its shape: " << r["no_op_values"].get<std::string>() << "\n";
+    }
     if (r.contains("vortex") && r["vortex"].is_object() && !r["vortex"]["stale"].is_null()) {
       out << "    Vortex-side signature stale: " << r["vortex"]["stale"].get<std::string>()
           << " (run `vxsynth suite run SUITE --signature --bench " << r["benchmark"].get<std::string>() << "`)\n";

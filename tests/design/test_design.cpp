@@ -12,6 +12,7 @@
 #include "common/json_io.h"
 #include "design/hopper_family.h"
 #include "design/move.h"
+#include "design/no_op.h"
 #include "design/neighbours.h"
 #include "design/seed.h"
 #include "design/validity.h"
@@ -863,6 +864,34 @@ TEST(Neighbours, AreValidSingleAxisStepsCoveringEveryAxis) {
   bool strip = false;
   for (const auto& n : neighbours(with_act)) strip |= n.move.axis == Axis::kActivation;
   EXPECT_TRUE(strip);
+}
+
+// The values that do nothing at a design's shape, on the committed locks that hold them (the
+// issue's list: diffusion_policy-1's uniform branch and entry reads, pi0-3's uniform branch,
+// pi0-4's and pi0-5's clusters without multicast) and on one that holds none.
+TEST(NoOp, ValuesThatDoNothingAtTheLockedShapes) {
+  auto axes_of = [](const std::string& bench) {
+    std::set<std::string> out;
+    for (const auto& v : no_op_values(read_design("../suite/vx-robotics/h200/" + bench + "/design.json"))) {
+      out.insert(to_string(v.axis));
+      EXPECT_FALSE(v.why.empty());
+    }
+    return out;
+  };
+  EXPECT_EQ(axes_of("diffusion_policy-1-conv1d"), (std::set<std::string>{"boundary", "entry_reads"}));
+  EXPECT_EQ(axes_of("pi0-3-batched-matmul"), (std::set<std::string>{"boundary"}));
+  EXPECT_EQ(axes_of("pi0-4-linear"), (std::set<std::string>{"cluster"}));
+  EXPECT_EQ(axes_of("pi0-5-linear"), (std::set<std::string>{"cluster"}));
+  EXPECT_TRUE(axes_of("act-2-linear").empty());
+  // uniform_branch does something once a block is interior, a cluster once it multicasts.
+  DesignPoint d = read_design("../suite/vx-robotics/h200/pi0-3-batched-matmul/design.json");
+  d.tile.m = 32;
+  EXPECT_TRUE(no_op_values(d).empty());
+  DesignPoint h = read_design("../suite/vx-robotics/h200/pi0-4-linear/design.json");
+  h.multicast = Multicast::kB;
+  for (const auto& v : no_op_values(h)) EXPECT_NE(v.axis, Axis::kCluster);
+  EXPECT_NE(describe(no_op_values(read_design("../suite/vx-robotics/h200/pi0-5-linear/design.json"))).find("share nothing"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "common/error.h"
 #include "design/move.h"
 #include "design/neighbours.h"
+#include "design/no_op.h"
 #include "design/validity.h"
 #include "design/seed.h"
 #include "ops/inputs.h"
@@ -264,6 +265,35 @@ TEST(BuiltinStrategy, ProposesValidUntriedMovesDeterministically) {
 // Every axis says why a move along it keeps the operator (the records carry it): an axis added
 // without its reason stopped a device run with "internal error: map::at" after its first round
 // (session 23).
+// No proposal gains a value that does nothing at its shape (design/no_op.h): at pi0-3's shape
+// (51 rows, no interior 64-row block) the step to boundary uniform_branch is a neighbour, but
+// never proposed; from a design that holds one, the step that drops it is.
+TEST(BuiltinStrategy, ProposesNoMoveToANoOpValue) {
+  ChainState s;
+  s.name = "pi0-3-batched-matmul";
+  s.reference_path = "../suite/vx-robotics/h200/pi0-3-batched-matmul/reference.json";
+  // The committed lock's design with the guarded boundary (its neighbours include uniform_branch).
+  s.current = design::read_design("../suite/vx-robotics/h200/pi0-3-batched-matmul/design.json");
+  s.current.boundary = design::Boundary::kGuarded;
+  ASSERT_FALSE(design::can_implement(s.current).has_value());
+  ASSERT_TRUE(design::no_op_values(s.current).empty());
+  bool neighbour = false;
+  for (const auto& n : design::neighbours(s.current))
+    neighbour |= n.move.axis == design::Axis::kBoundary && n.design.boundary == design::Boundary::kUniformBranch;
+  ASSERT_TRUE(neighbour);
+  BuiltinStrategy strategy;
+  const auto all = [](const Candidate&) { return true; };
+  const auto proposals = strategy.propose(s, 200, all);
+  ASSERT_GT(proposals.size(), 5u);
+  for (const auto& p : proposals) EXPECT_TRUE(design::no_op_values(p.design).empty()) << design::to_string(p.moves);
+  // The committed pi0-3 lock holds one: a step back to guarded is still proposed.
+  s.current = design::read_design("../suite/vx-robotics/h200/pi0-3-batched-matmul/design.json");
+  ASSERT_EQ(design::no_op_values(s.current).size(), 1u);
+  bool back = false;
+  for (const auto& p : strategy.propose(s, 200, all)) back |= p.design.boundary == design::Boundary::kGuarded;
+  EXPECT_TRUE(back);
+}
+
 TEST(BuiltinStrategy, EveryAxisHasASameOperatorReason) {
   const design::DesignPoint d = design::seed_design(ops::make_linear("l", ops::PrecisionPath::fp32, 37, 53, 71),
                                                     design::EngineClass::kSimt, 128);
