@@ -28,6 +28,8 @@ struct DistanceOptions {
   bool json = false;
   bool partial = false;
   bool cross_platform = false;
+  std::string scope = "kernel";
+  signature::Scope scope_of() const { return signature::scope_from_key(scope, "", "--scope"); }
 };
 
 // The candidates' and the references' GPUs must be one model (docs/signature.md, "Platforms"),
@@ -59,8 +61,8 @@ struct Entry {
   KernelSignature sig;
 };
 
-std::vector<Entry> expand(const std::string& spec, const signature::DeriveOptions& options) {
-  auto kernels = signature::load_kernel_signatures(spec, options);
+std::vector<Entry> expand(const std::string& spec, const signature::DeriveOptions& options, signature::Scope scope) {
+  auto kernels = signature::load_kernel_signatures(spec, options, scope);
   std::vector<Entry> out;
   const bool several = kernels.size() > 1;
   for (auto& k : kernels) {
@@ -71,15 +73,16 @@ std::vector<Entry> expand(const std::string& spec, const signature::DeriveOption
   return out;
 }
 
-std::vector<Entry> expand_all(const std::vector<std::string>& specs, const signature::DeriveOptions& options) {
+std::vector<Entry> expand_all(const std::vector<std::string>& specs, const signature::DeriveOptions& options,
+                              signature::Scope scope) {
   std::vector<Entry> out;
   for (const auto& s : specs)
-    for (auto& e : expand(s, options)) out.push_back(std::move(e));
+    for (auto& e : expand(s, options, scope)) out.push_back(std::move(e));
   return out;
 }
 
 // The references of a suite folder: every DIR/<benchmark>/reference.json, by benchmark name.
-std::vector<Entry> suite_references(const std::string& dir, const signature::DeriveOptions& options) {
+std::vector<Entry> suite_references(const std::string& dir, const signature::DeriveOptions& options, signature::Scope scope) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     throw InputError(dir, "--suite", "not a folder (expected a suite platform folder such as suite/vx-robotics/h200)");
@@ -90,7 +93,7 @@ std::vector<Entry> suite_references(const std::string& dir, const signature::Der
   if (files.empty()) throw InputError(dir, "--suite", "holds no <benchmark>/reference.json");
   std::vector<Entry> out;
   for (const auto& f : files) {
-    Entry e{f.string(), f.parent_path().filename().string(), signature::load_kernel_signature(f.string(), options)};
+    Entry e{f.string(), f.parent_path().filename().string(), signature::load_kernel_signature(f.string(), options, scope)};
     out.push_back(std::move(e));
   }
   return out;
@@ -135,8 +138,8 @@ void fail_on_undefined(const std::vector<std::string>& undefined) {
 
 int run_pair(const DistanceOptions& o, const signature::DeriveOptions& options, const signature::DistanceConfig& cfg) {
   check_platforms(o, {o.specs[0]}, {o.specs[1]});
-  const auto cand = signature::load_kernel_signature(o.specs[0], options);
-  const auto ref = signature::load_kernel_signature(o.specs[1], options);
+  const auto cand = signature::load_kernel_signature(o.specs[0], options, o.scope_of());
+  const auto ref = signature::load_kernel_signature(o.specs[1], options, o.scope_of());
   const auto report = signature::compute_distance(cand.values, ref.values, cfg);
   if (o.json) {
     Json j{{"schema", schema_id("distance", 1)},
@@ -170,8 +173,8 @@ int run_pair(const DistanceOptions& o, const signature::DeriveOptions& options, 
 
 int run_matrix(const DistanceOptions& o, const signature::DeriveOptions& options, const signature::DistanceConfig& cfg) {
   check_platforms(o, o.specs, o.references);
-  const auto cands = expand_all(o.specs, options);
-  const auto refs = expand_all(o.references, options);
+  const auto cands = expand_all(o.specs, options, o.scope_of());
+  const auto refs = expand_all(o.references, options, o.scope_of());
   std::vector<std::string> undefined;
   Json rows = Json::array(), scored = Json::array();
   std::vector<std::vector<signature::DistanceReport>> m(cands.size());
@@ -237,8 +240,8 @@ int run_matrix(const DistanceOptions& o, const signature::DeriveOptions& options
 }
 
 int run_nearest(const DistanceOptions& o, const signature::DeriveOptions& options, const signature::DistanceConfig& cfg) {
-  const auto cands = expand_all(o.specs, options);
-  const auto refs = suite_references(o.suite, options);
+  const auto cands = expand_all(o.specs, options, o.scope_of());
+  const auto refs = suite_references(o.suite, options, o.scope_of());
   std::vector<std::string> ref_files;
   for (const auto& r : refs) ref_files.push_back(r.label);
   check_platforms(o, o.specs, ref_files);
@@ -319,6 +322,10 @@ const CommandRegistrar reg(
       sub.add_flag("--partial", o->partial, "when reading CSV, record metrics with missing counters as unmeasured");
       sub.add_flag("--cross-platform", o->cross_platform,
                    "compare profiles of two GPU models (refused otherwise when both files name their platform)");
+      sub.add_option("--scope", o->scope,
+                     "kernel (the default: a reference's hot kernel, one kernel per CSV launch) or operator (a "
+                     "reference's whole call, a profile's operators, an ncu CSV's selected launches as one operator)")
+          ->check(CLI::IsMember({"kernel", "operator"}));
       sub.footer(
           "Metrics not measured on both sides are left out of D (never scored as 1); a pair with no metric measured "
           "on both sides has no D, which is an error. Exit codes: 0 success, 2 bad usage or bad input (including an "

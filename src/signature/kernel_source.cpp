@@ -69,8 +69,12 @@ std::pair<std::string, std::string> split_spec(const std::string& spec) {
 
 }  // namespace
 
-KernelSignature load_kernel_signature(const std::string& spec, const DeriveOptions& options) {
+KernelSignature load_kernel_signature(const std::string& spec, const DeriveOptions& options, Scope scope) {
   const auto [path, selector] = split_spec(spec);
+  if (scope == Scope::kOperator) {
+    if (looks_like_json(path)) return pick(read_signatures_at(path, scope), path, selector);
+    return load_kernel_signatures(spec, options, scope).front();
+  }
   if (looks_like_json(path)) return pick(read_signatures(path), path, selector);
   // Derive only the selected rows: an unrelated launch with missing counters does not matter.
   if (selector.rfind("id=", 0) == 0) return load_kernel_signatures(spec, options).front();
@@ -78,9 +82,13 @@ KernelSignature load_kernel_signature(const std::string& spec, const DeriveOptio
   return pick(derive_signatures(table, options, selector), path, selector);
 }
 
-std::vector<KernelSignature> load_kernel_signatures(const std::string& spec, const DeriveOptions& options) {
+std::vector<KernelSignature> load_kernel_signatures(const std::string& spec, const DeriveOptions& options, Scope scope) {
   const auto [path, selector] = split_spec(spec);
-  if (looks_like_json(path)) return select(read_signatures(path), path, selector);
+  if (looks_like_json(path)) return select(read_signatures_at(path, scope), path, selector);
+  if (scope == Scope::kOperator) {
+    // The launches the spec selects, as one operator.
+    return {aggregate_operator(load_kernel_signatures(spec, options, Scope::kKernel), "operator of " + spec, path).signature};
+  }
   const NcuTable table = NcuTable::read_file(path);
   if (selector.rfind("id=", 0) == 0) {
     std::vector<KernelSignature> selected;

@@ -10,14 +10,19 @@
 #include <vector>
 
 #include "signature/derive.h"
+#include "signature/operator_scope.h"
 #include "signature/signature.h"
 
 namespace vxsynth::signature {
 
-KernelSignature load_kernel_signature(const std::string& spec, const DeriveOptions& options);
+// At operator scope a JSON file gives its operator signature(s) (read_signatures_at), and an ncu
+// CSV the one operator of the launches the spec selects (all of them without a selector).
+KernelSignature load_kernel_signature(const std::string& spec, const DeriveOptions& options,
+                                      Scope scope = Scope::kKernel);
 
 // Every kernel a spec names: all kernels of the file without a selector, the matching ones with
 // #REGEX, the launch with #id=N. None is an InputError that lists the file's kernels.
-std::vector<KernelSignature> load_kernel_signatures(const std::string& spec, const DeriveOptions& options);
+std::vector<KernelSignature> load_kernel_signatures(const std::string& spec, const DeriveOptions& options,
+                                                    Scope scope = Scope::kKernel);
 
 }  // namespace vxsynth::signature

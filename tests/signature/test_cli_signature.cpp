@@ -155,6 +155,27 @@ TEST(CliSignature, MalformedInputExitsTwoWithAClearMessage) {
   EXPECT_EQ(run("signature --kernel '(' --partial " + kBf16).code, 2);
 }
 
+// --scope operator: references by their whole calls (diffusion_policy-1 and -2 are calls of one
+// convolution shape), an ncu CSV's launch as its own operator against a three-kernel call, and a
+// lock made at kernel scope refused with what to do.
+TEST(CliDistance, OperatorScope) {
+  const std::string h200 = "../suite/vx-robotics/h200/";
+  const auto same_op = run("distance --scope operator " + h200 + "diffusion_policy-1-conv1d/reference.json " + h200 +
+                           "diffusion_policy-2-conv1d/reference.json");
+  ASSERT_EQ(same_op.code, 0) << same_op.out;
+  EXPECT_NE(same_op.out.find("D = 0.0005"), std::string::npos) << same_op.out;
+  const auto hot = run("distance " + h200 + "diffusion_policy-1-conv1d/reference.json " + h200 +
+                       "diffusion_policy-2-conv1d/reference.json");
+  EXPECT_EQ(hot.out.find("D = 0.0005"), std::string::npos) << hot.out;  // two different kernels
+  const auto csv = run("distance --scope operator ../suite/vx-robotics/captures/h200/act/ncu.csv#id=7 " + h200 +
+                       "act-4-linear/reference.json");
+  ASSERT_EQ(csv.code, 0) << csv.out;
+  EXPECT_NE(csv.out.find("D = 0.0201"), std::string::npos) << csv.out;  // the GEMM alone against its call
+  const auto lock = run("distance --scope operator " + h200 + "act-4-linear/signature.json " + h200 + "act-4-linear/reference.json");
+  EXPECT_EQ(lock.code, 2);
+  EXPECT_NE(lock.out.find("--scope kernel"), std::string::npos) << lock.out;
+}
+
 TEST(CliDistance, Bf16VersusFp32BatchedMatmul) {
   const auto r = run("distance --partial " + kBf16 + "#id=0 " + kFp32 + "#id=1");
   ASSERT_EQ(r.code, 0) << r.out;
