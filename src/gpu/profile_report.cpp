@@ -259,7 +259,7 @@ ProfileSummary summarize_profile(const ProfileMapping& mapping, const signature:
         throw InputError(w.file, "operator",
                          "missing: this workload reference names its hot kernel only; write it again with "
                          "`python3 -m vxsynth.capture --finalize`, or compare at kernel scope");
-  const Scope other = scope == Scope::kOperator ? Scope::kKernel : Scope::kOperator;
+  const Scope other = signature::other_scope(scope);
   ProfileSummary summary;
   summary.scope = scope;
   summary.mapping_method = mapping.method;
@@ -406,10 +406,7 @@ Json ProfileSummary::to_json() const {
     if (!s.workload_reference.empty()) {
       sj["workload_reference"] = s.workload_reference;
       sj["d_to_workload"] = s.d_to_workload;
-      sj[std::string("d_to_workload_") + std::string(signature::scope_key(scope == signature::Scope::kOperator
-                                                                               ? signature::Scope::kKernel
-                                                                               : signature::Scope::kOperator))] =
-          s.d_to_workload_other_scope;
+      sj["d_to_workload_" + std::string(signature::scope_key(signature::other_scope(scope)))] = s.d_to_workload_other_scope;
       sj["workload_time_ratio"] = opt(s.workload_time_ratio);
       sj["workload_dram_ratio"] = opt(s.workload_dram_ratio);
     }

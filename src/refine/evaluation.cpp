@@ -157,6 +157,12 @@ void Evaluation::set_mean() {
   operator_mean = mean_of(operator_profiles);
 }
 
+void Evaluation::add_operator(const signature::OperatorSignature& op) {
+  operator_profiles.push_back(op.signature.values);
+  operator_duration_ns.push_back(op.duration_ns);
+  operator_dram_bytes.push_back(op.dram_bytes);
+}
+
 std::optional<double> Evaluation::operator_duration_mean() const {
   if (operator_duration_ns.empty()) return std::nullopt;
   double sum = 0;

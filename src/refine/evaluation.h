@@ -97,6 +97,8 @@ struct Evaluation {
   const signature::MetricValues& mean_at(signature::Scope s) const {
     return s == signature::Scope::kOperator ? operator_mean : mean;
   }
+  // Appends one repeat's operator (its metrics, time and DRAM bytes).
+  void add_operator(const signature::OperatorSignature& op);
   // Means over the repeats of the operator's time and DRAM bytes (nullopt without them).
   std::optional<double> operator_duration_mean() const;
   std::optional<double> operator_dram_bytes_mean() const;

@@ -269,11 +269,7 @@ std::vector<Evaluation> GpuEvaluator::evaluate(const std::vector<Candidate>& bat
     for (const auto& l : po.mapping.launches) {
       if (l.launch.candidate != cand || l.launch.op != op) continue;
       e.profiles.push_back(l.primary().values);
-      if (po.mapping.every_kernel) {
-        e.operator_profiles.push_back(l.op.signature.values);
-        e.operator_duration_ns.push_back(l.op.duration_ns);
-        e.operator_dram_bytes.push_back(l.op.dram_bytes);
-      }
+      if (po.mapping.every_kernel) e.add_operator(l.op);
       if (l.primary().launch) e.launch_block_size = static_cast<int>(l.primary().launch->block_size);
     }
     e.set_mean();

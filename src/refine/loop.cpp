@@ -81,7 +81,7 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
     s.name = spec.name.empty() ? fs::absolute(spec.reference).parent_path().filename().string() : spec.name;
     if (names[s.name]++ > 0) throw InputError("--reference", spec.reference, "two chains named " + s.name);
     using signature::Scope;
-    const Scope other = options.scope == Scope::kOperator ? Scope::kKernel : Scope::kOperator;
+    const Scope other = signature::other_scope(options.scope);
     const auto sigs = signature::read_signatures_at(spec.reference, options.scope);
     if (sigs.empty()) throw InputError(spec.reference, "signature", "no signature");
     s.reference = sigs.front().values;
@@ -153,7 +153,7 @@ LoopResult run_refinement(const std::vector<ChainSpec>& specs, std::unique_ptr<E
       const auto report = signature::compute_distance(e.mean_at(scope), s.reference, options.distance);
       r.distances = report.per_metric;
       r.d = report.d;
-      const signature::Scope other = scope == signature::Scope::kOperator ? signature::Scope::kKernel : signature::Scope::kOperator;
+      const signature::Scope other = signature::other_scope(scope);
       if (s.reference_other && e.profiled_at(other))
         r.other_d = signature::compute_distance(e.mean_at(other), *s.reference_other, options.distance).d;
       const auto ns = e.operator_duration_mean(), bytes = e.operator_dram_bytes_mean();

@@ -167,11 +167,8 @@ std::vector<std::string> import_profile(const std::string& profile_dir, const st
       const Json j = read_json_file(sig.string());
       if (j.contains("operators") && j["operators"].is_array()) {
         for (std::size_t i = 0; i < j["operators"].size(); ++i) {
-          const auto op = signature::OperatorSignature::from_json(j["operators"][i], sig.string(),
-                                                                  "operators[" + std::to_string(i) + "]");
-          e.operator_profiles.push_back(op.signature.values);
-          e.operator_duration_ns.push_back(op.duration_ns);
-          e.operator_dram_bytes.push_back(op.dram_bytes);
+          e.add_operator(signature::OperatorSignature::from_json(j["operators"][i], sig.string(),
+                                                                  "operators[" + std::to_string(i) + "]"));
         }
       }
     }

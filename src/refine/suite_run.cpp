@@ -12,6 +12,7 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <thread>
 #include <unistd.h>
 
@@ -133,14 +134,31 @@ std::vector<std::string> visible_gpus() {
 
 std::vector<SuiteWorker> read_suite_workers(const std::string& run) { return read_workers(run); }
 
-std::string multi_start_chain(const std::string& bench, int k) { return bench + ".start" + std::to_string(k); }
+namespace {
+
+constexpr std::string_view kSuffix = ".start";  // of a benchmark's later chains: BENCH.start<k>
+
+// Where ".start<k>" begins in a chain's name (npos for a benchmark's first chain).
+std::size_t start_suffix(const std::string& chain) {
+  const auto dot = chain.rfind(kSuffix);
+  if (dot == std::string::npos || dot + kSuffix.size() >= chain.size()) return std::string::npos;
+  for (std::size_t i = dot + kSuffix.size(); i < chain.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(chain[i]))) return std::string::npos;
+  return dot;
+}
+
+}  // namespace
+
+std::string multi_start_chain(const std::string& bench, int k) { return bench + std::string(kSuffix) + std::to_string(k); }
 
 std::string chain_benchmark(const std::string& chain) {
-  const auto dot = chain.rfind(".start");
-  if (dot == std::string::npos || dot + 6 >= chain.size()) return chain;
-  for (std::size_t i = dot + 6; i < chain.size(); ++i)
-    if (!std::isdigit(static_cast<unsigned char>(chain[i]))) return chain;
-  return chain.substr(0, dot);
+  const auto dot = start_suffix(chain);
+  return dot == std::string::npos ? chain : chain.substr(0, dot);
+}
+
+int chain_start_index(const std::string& chain) {
+  const auto dot = start_suffix(chain);
+  return dot == std::string::npos ? 1 : std::stoi(chain.substr(dot + kSuffix.size()));
 }
 
 design::DesignPoint multi_start_design(const design::DesignPoint& first, const std::string& bench, int k) {
@@ -257,7 +275,7 @@ std::vector<std::string> worker_refine_args(const SuitePlan& plan, const SuiteRe
         fs::create_directories(run / "starts");
         const design::DesignPoint first =
             s != o.starts.end() ? design::read_design(s->second) : design::seed_from_reference(it->reference);
-        const int k = chain == bench ? 1 : std::stoi(chain.substr(bench.size() + 6));
+        const int k = chain_start_index(chain);
         design::write_design(start, k == 1 ? first : multi_start_design(first, bench, k));
       }
       argv.insert(argv.end(), {"--start", start});

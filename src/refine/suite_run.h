@@ -40,8 +40,10 @@ struct SuiteRefineOptions {
 
 // The k-th chain of a benchmark (k >= 2): "<bench>.start<k>". The first keeps the bench's name.
 std::string multi_start_chain(const std::string& bench, int k);
-// The benchmark a chain refines (the name without ".start<k>").
+// The benchmark a chain refines (the name without ".start<k>"), and which of its chains it is
+// (k; 1 for the chain named after the benchmark).
 std::string chain_benchmark(const std::string& chain);
+int chain_start_index(const std::string& chain);
 // The start of chain k >= 2 of a benchmark whose first chain starts from `first`: a seeded
 // random walk of 3 moves from it (deterministic per benchmark and k), distinct from `first`.
 design::DesignPoint multi_start_design(const design::DesignPoint& first, const std::string& bench, int k);

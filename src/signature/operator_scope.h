@@ -22,6 +22,7 @@ namespace vxsynth::signature {
 enum class Scope : int { kKernel, kOperator };
 std::string_view scope_key(Scope s);                                    // "kernel", "operator"
 Scope scope_from_key(const std::string& key, const std::string& file, const std::string& field);
+inline Scope other_scope(Scope s) { return s == Scope::kOperator ? Scope::kKernel : Scope::kOperator; }
 
 struct OperatorKernel {
   std::string name, ncu_id;

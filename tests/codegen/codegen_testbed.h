@@ -75,6 +75,14 @@ inline std::string compile_cuda_batch(const std::vector<design::DesignPoint>& de
   return rc == 0 ? std::string() : "nvcc failed (" + std::to_string(rc) + "):\n" + output;
 }
 
+// The text of one file of the design's Vortex benchmark ("kernel.cpp", "common.h", ...); "" when
+// the benchmark has no such file.
+inline std::string vortex_file(const design::DesignPoint& d, const std::string& name) {
+  for (const auto& f : emit_vortex(d, {}))
+    if (f.name == name) return f.text;
+  return "";
+}
+
 // A generated source as one line: each line trimmed and joined to the last by one space, a
 // comment's later lines without their "//". A test looks for a fragment of code in it whatever
 // line breaks the generator's layout put inside the fragment.

@@ -269,19 +269,14 @@ TEST(TransformEmit, FastDivisionIsDivision) {
 TEST(TransformEmit, GenericIndexMathSaysWhatItDoes) {
   DesignPoint d = seed_of(sample_ops()[2], 256);
   d.index_math = design::IndexMath::kGeneric;
-  const std::string cu = testbed::one_line(emit_cuda(d));
+  const std::string cu = tb::one_line(emit_cuda(d));
   EXPECT_NE(cu.find("index_math: generic"), std::string::npos);
   EXPECT_NE(cu.find("for (int d = p.ndim - 1; d >= 0; --d)"), std::string::npos);
   EXPECT_NE(cu.find("decode_tile(p, (uint32_t)blockIdx.x, &x_off, &y_off, &row0, &col0);"), std::string::npos);
   EXPECT_NE(cu.find("const dim3 grid(static_cast<unsigned>(tiles));"), std::string::npos);
   EXPECT_EQ(cu.find("blockIdx.y"), std::string::npos);
-  std::string kernel, common;
-  for (const auto& f : emit_vortex(d, {})) {
-    if (f.name == "kernel.cpp") kernel = f.text;
-    if (f.name == "common.h") common = f.text;
-  }
-  EXPECT_NE(testbed::one_line(kernel).find("(uint32_t)(((uint64_t)n * d.mul) >> 32)"), std::string::npos);
-  EXPECT_NE(testbed::one_line(common).find("Divisor dim[3];"), std::string::npos);
+  EXPECT_NE(tb::one_line(tb::vortex_file(d, "kernel.cpp")).find("(uint32_t)(((uint64_t)n * d.mul) >> 32)"), std::string::npos);
+  EXPECT_NE(tb::one_line(tb::vortex_file(d, "common.h")).find("Divisor dim[3];"), std::string::npos);
   EXPECT_EQ(design::procedural_name(d).substr(design::procedural_name(d).size() - 11), "_im-generic");
 }
 
@@ -353,9 +348,7 @@ TEST(TransformEmit, ParamReadsAtStoreSaysWhatItDoes) {
   // The read phase is the hoisted design's, line for line.
   const auto reads = [](const std::string& src) { return src.substr(src.find("// Reads:"), src.find("// Writes:") - src.find("// Reads:")); };
   EXPECT_EQ(reads(cu), reads(hoisted));
-  std::string kernel;
-  for (const auto& f : emit_vortex(d, {}))
-    if (f.name == "kernel.cpp") kernel = f.text;
+  const std::string kernel = tb::vortex_file(d, "kernel.cpp");
   EXPECT_NE(kernel.find("((const volatile Params*)&p)->out_addr"), std::string::npos);
   EXPECT_NE(kernel.find("((const volatile Params*)&p)->alpha"), std::string::npos);
   EXPECT_NE(kernel.find("store_vec(store_base(p, i) + y_plane + col * rows + row, e);"), std::string::npos);
@@ -390,14 +383,11 @@ TEST(TransformEmit, IndexTypeAndEntryReadsSayWhatTheyDo) {
     EXPECT_EQ(plain.find(absent), std::string::npos) << absent;
   }
   EXPECT_NE(plain.find("typedef long long idx_t;"), std::string::npos);
-  std::string kernel, plain_kernel;
-  for (const auto& f : emit_vortex(d, {}))
-    if (f.name == "kernel.cpp") kernel = f.text;
+  const std::string kernel = tb::vortex_file(d, "kernel.cpp");
   DesignPoint p = d;
   p.index_type = design::IndexType::kInt64;
   p.entry_reads = 0;
-  for (const auto& f : emit_vortex(p, {}))
-    if (f.name == "kernel.cpp") plain_kernel = f.text;
+  const std::string plain_kernel = tb::vortex_file(p, "kernel.cpp");
   EXPECT_NE(kernel.find("for (int k = 0; k < 12; ++k) z |= (int)((const volatile Params*)&p)->rows & 0;"), std::string::npos);
   EXPECT_NE(kernel.find("typedef int32_t idx_t;"), std::string::npos);
   EXPECT_EQ(plain_kernel.find("volatile"), std::string::npos);

@@ -24,6 +24,7 @@
 #include "refine/lock_sources.h"
 #include "refine/platform_check.h"
 #include "refine/record.h"
+#include "refine/suite_run.h"
 #include "refine/vortex_side.h"
 
 namespace vxsynth::refine {
@@ -229,6 +230,13 @@ TEST(SuiteCli, MultiStartChainsAndALockFromTheBestOfThem) {
     EXPECT_TRUE(fs::is_regular_file(run / "worker-0" / c / "revisions.jsonl")) << c;
   }
   EXPECT_EQ(starts.size(), 3u);  // three distinct starts
+  // Chain names and back: only a trailing ".start<digits>" names a later chain.
+  EXPECT_EQ(refine::chain_benchmark("act-4-linear.start3"), "act-4-linear");
+  EXPECT_EQ(refine::chain_start_index("act-4-linear.start3"), 3);
+  EXPECT_EQ(refine::chain_benchmark("act-4-linear"), "act-4-linear");
+  EXPECT_EQ(refine::chain_start_index("act-4-linear"), 1);
+  EXPECT_EQ(refine::chain_benchmark("x.startle"), "x.startle");
+  EXPECT_EQ(refine::multi_start_chain("act-4-linear", 2), "act-4-linear.start2");
   // The same run with another number of chains is another run.
   const CliRun again = vxsynth({"suite", "refine", suite.string(), "--out", run.string(), "--bench", "act-4-linear",
                                 "--multi-start", "2", "--resume", "--scope", "kernel", "--replay", "data/refine/store"});
